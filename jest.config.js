@@ -1,0 +1,26 @@
+// One jest run covers both levels: `unit` (pure and service tests beside the code) and `e2e`
+// (HTTP tests in test/, each suite run on SQLite and on the throwaway PostgreSQL that
+// test/support/global-setup.ts starts).
+const swc = ['@swc/jest', { swcrc: true }];
+// The address libraries ship as ES modules only; jest loads everything as CommonJS, so they are
+// transformed like our own code.
+const esmPackages = ['@scure', '@noble', '@bitauth', '@solana', 'viem', 'ox', 'abitype'];
+const shared = {
+  transform: { '^.+\\.(t|j)s$': swc },
+  transformIgnorePatterns: [`/node_modules/(?!(${esmPackages.join('|')})/)`],
+  testEnvironment: 'node',
+  moduleFileExtensions: ['ts', 'js', 'json'],
+};
+
+module.exports = {
+  projects: [
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/scripts/**/*.spec.ts'] },
+    {
+      ...shared,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
+  ],
+};

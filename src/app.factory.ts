@@ -1,0 +1,34 @@
+import { NestFactory } from '@nestjs/core';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import helmet from 'helmet';
+import { Logger } from 'nestjs-pino';
+import { AppModule } from './app.module';
+import { jsonBodyParser } from './common/json-body';
+import { AppConfig } from './config/config';
+import { buildOpenApiDocument, setupOpenApi } from './openapi';
+
+/** Builds the HTTP application; main.ts and the e2e tests both use this, so they test what runs. */
+export async function createApp(config: AppConfig): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+    bodyParser: false,
+    bufferLogs: true,
+  });
+  app.useLogger(app.get(Logger));
+  app.disable('x-powered-by');
+  app.use(
+    helmet({
+      // Swagger UI at /docs runs an inline bootstrap script and styles; everything else stays at helmet's defaults.
+      contentSecurityPolicy: {
+        directives: {
+          'script-src': ["'self'", "'unsafe-inline'"],
+          'style-src': ["'self'", "'unsafe-inline'"],
+          'img-src': ["'self'", 'data:', 'https:'],
+        },
+      },
+    }),
+  );
+  app.use(jsonBodyParser());
+  app.enableShutdownHooks();
+  setupOpenApi(app, buildOpenApiDocument(app));
+  return app;
+}

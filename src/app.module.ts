@@ -1,0 +1,50 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { ThrottlerModule } from '@nestjs/throttler';
+import { LoggerModule } from 'nestjs-pino';
+import { AccountsModule } from './accounts/accounts.module';
+import { KeyBootstrap } from './accounts/accounts.service';
+import { ChainsModule } from './chains/chains.module';
+import { ApiExceptionFilter } from './common/api-exception.filter';
+import { ApiKeyGuard } from './common/api-key.guard';
+import { KeyThrottlerGuard } from './common/key-throttler.guard';
+import { LinkHeaderInterceptor } from './common/link-header.interceptor';
+import { loggerParams } from './common/logging';
+import { queryValidationPipe } from './common/validation';
+import { AppConfig } from './config/config';
+import { ConfigModule } from './config/config.module';
+import { DatabaseModule } from './database/database.module';
+import { HealthController } from './health/health.controller';
+import { TokensModule } from './tokens/tokens.module';
+
+/** The modules that hold data and rules; shared by the HTTP server and the CLI. */
+export const DOMAIN_MODULES = [AccountsModule, ChainsModule, TokensModule];
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggerModule.forRoot(loggerParams(config.logLevel)),
+        DatabaseModule,
+        ThrottlerModule.forRoot({
+          throttlers: [{ name: 'default', ttl: 60_000, limit: Math.max(config.rateLimitPerMinute, 1) }],
+          skipIf: () => config.rateLimitPerMinute === 0,
+        }),
+        ...DOMAIN_MODULES,
+      ],
+      controllers: [HealthController],
+      providers: [
+        KeyBootstrap,
+        // Guards run in this order: the key is identified first, then rate limited per key.
+        { provide: APP_GUARD, useClass: ApiKeyGuard },
+        { provide: APP_GUARD, useClass: KeyThrottlerGuard },
+        { provide: APP_FILTER, useClass: ApiExceptionFilter },
+        { provide: APP_INTERCEPTOR, useClass: LinkHeaderInterceptor },
+        { provide: APP_PIPE, useFactory: queryValidationPipe },
+      ],
+    };
+  }
+}

@@ -1,0 +1,40 @@
+import { ApiHideProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+
+/**
+ * Base of every query DTO. The key may travel as `api_key`; it is declared here (and hidden from the
+ * parameter list, since OpenAPI documents it as a security scheme) so that the global
+ * `forbidNonWhitelisted` check rejects every other unknown parameter.
+ */
+export class KeyedQueryDto {
+  @ApiHideProperty()
+  @IsOptional()
+  @IsString()
+  api_key?: string;
+}
+
+export const DEFAULT_PER_PAGE = 30;
+export const MAX_PER_PAGE = 100;
+
+/** Digits only become numbers; anything else stays a string and fails @IsInt with a clear message. */
+const wholeNumber = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : value));
+
+export class PerPageQueryDto extends KeyedQueryDto {
+  @ApiPropertyOptional({ description: 'Results per page.', minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE, type: Number })
+  @IsOptional()
+  @wholeNumber()
+  @IsInt({ message: 'per_page must be a whole number from 1 to 100' })
+  @Min(1, { message: 'per_page must be a whole number from 1 to 100' })
+  @Max(MAX_PER_PAGE, { message: 'per_page must be a whole number from 1 to 100' })
+  per_page: number = DEFAULT_PER_PAGE;
+}
+
+export class PageQueryDto extends PerPageQueryDto {
+  @ApiPropertyOptional({ description: 'Page number, from 1. A page past the end is an empty array.', minimum: 1, default: 1, type: Number })
+  @IsOptional()
+  @wholeNumber()
+  @IsInt({ message: 'page must be a whole number from 1' })
+  @Min(1, { message: 'page must be a whole number from 1' })
+  page: number = 1;
+}

@@ -1,0 +1,37 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type Database from 'better-sqlite3';
+import { DataSourceOptions } from 'typeorm';
+import { DatabaseConfig } from '../config/config';
+import { MIGRATIONS } from './migrations';
+
+/** TypeORM options for either database. Migrations run whenever a DataSource is initialised. */
+export function dataSourceOptions(config: DatabaseConfig): DataSourceOptions {
+  const shared = { migrations: MIGRATIONS, migrationsRun: true, synchronize: false, logging: false } as const;
+  if (config.kind === 'postgres') {
+    return { ...shared, type: 'postgres', url: config.url, migrationsTransactionMode: 'each', extra: { max: 20, connectionTimeoutMillis: 5000 } };
+  }
+  if (config.path !== ':memory:') mkdirSync(dirname(config.path), { recursive: true });
+  return {
+    ...shared,
+    type: 'better-sqlite3',
+    database: config.path,
+    enableWAL: config.path !== ':memory:',
+    timeout: 15_000,
+    migrationsTransactionMode: 'each',
+    prepareDatabase: prepareSqlite,
+  };
+}
+
+/**
+ * SQLite has no integer type wide enough for 78-digit balances, so they are stored as decimal text
+ * and summed exactly with this aggregate (BigInt), the counterpart of PostgreSQL's numeric SUM.
+ */
+function prepareSqlite(db: Database.Database): void {
+  db.pragma('foreign_keys = ON');
+  db.aggregate('bigsum', {
+    start: () => 0n,
+    step: (total: bigint, value: unknown) => (value === null || value === undefined ? total : total + BigInt(value as string)),
+    result: (total: bigint) => total.toString(),
+  });
+}

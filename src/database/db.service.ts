@@ -1,0 +1,126 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, QueryRunner } from 'typeorm';
+import { Dialect, toSqliteParameters } from './dialect';
+
+export type Row = Record<string, unknown>;
+
+export interface Sql {
+  readonly dialect: Dialect;
+  query<T = Row>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  /** Runs a write and answers how many rows it changed. */
+  execute(sql: string, params?: readonly unknown[]): Promise<number>;
+}
+
+/**
+ * The one door to the database for every repository.
+ *
+ * On PostgreSQL each transaction gets its own pooled connection. On SQLite TypeORM shares one
+ * connection between all callers, so concurrent async transactions would interleave their
+ * statements; here they queue behind an in-process lock instead, and each one starts with
+ * `BEGIN IMMEDIATE` so that another process (the import CLI) waits on the file lock rather than
+ * failing half-way. Plain queries on SQLite also wait for a running transaction, so no reader sees
+ * a write that is still in progress.
+ */
+@Injectable()
+export class Db implements Sql {
+  readonly dialect: Dialect;
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(private readonly dataSource: DataSource) {
+    this.dialect = dataSource.options.type === 'postgres' ? 'postgres' : 'sqlite';
+  }
+
+  query<T = Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+    if (this.dialect === 'postgres') return run<T>(this.dataSource, this.dialect, sql, params);
+    return this.exclusive(() => run<T>(this.dataSource, this.dialect, sql, params));
+  }
+
+  execute(sql: string, params: readonly unknown[] = []): Promise<number> {
+    if (this.dialect === 'postgres') return runWrite(this.dataSource, this.dialect, sql, params);
+    return this.exclusive(() => runWrite(this.dataSource, this.dialect, sql, params));
+  }
+
+  transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
+    if (this.dialect === 'postgres') return this.postgresTransaction(work);
+    return this.exclusive(() => this.sqliteTransaction(work));
+  }
+
+  private async postgresTransaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
+    const runner = this.dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.startTransaction('READ COMMITTED');
+      const result = await work(bind(runner, this.dialect));
+      await runner.commitTransaction();
+      return result;
+    } catch (error) {
+      if (runner.isTransactionActive) await runner.rollbackTransaction();
+      throw error;
+    } finally {
+      await runner.release();
+    }
+  }
+
+  private async sqliteTransaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
+    const runner = this.dataSource.createQueryRunner();
+    await runner.query('BEGIN IMMEDIATE');
+    try {
+      const result = await work(bind(runner, this.dialect));
+      await runner.query('COMMIT');
+      return result;
+    } catch (error) {
+      await runner.query('ROLLBACK');
+      throw error;
+    }
+  }
+
+  private exclusive<T>(task: () => Promise<T>): Promise<T> {
+    const result = this.queue.then(task);
+    this.queue = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
+}
+
+function bind(runner: QueryRunner, dialect: Dialect): Sql {
+  return {
+    dialect,
+    query: <T>(sql: string, params: readonly unknown[] = []) => run<T>(runner, dialect, sql, params),
+    execute: (sql: string, params: readonly unknown[] = []) => runWrite(runner, dialect, sql, params),
+  };
+}
+
+type Queryable = Pick<QueryRunner, 'query'> | Pick<DataSource, 'query'>;
+
+async function run<T>(target: Queryable, dialect: Dialect, sql: string, params: readonly unknown[]): Promise<T[]> {
+  const result = await structured(target, dialect, sql, params);
+  return (result.records ?? []) as T[];
+}
+
+async function runWrite(target: Queryable, dialect: Dialect, sql: string, params: readonly unknown[]): Promise<number> {
+  const result = await structured(target, dialect, sql, params);
+  return result.affected ?? result.records?.length ?? 0;
+}
+
+interface Structured {
+  records?: unknown[];
+  affected?: number;
+}
+
+async function structured(target: Queryable, dialect: Dialect, sql: string, params: readonly unknown[]): Promise<Structured> {
+  if (dialect === 'sqlite') {
+    const converted = toSqliteParameters(sql, params);
+    return (await callStructured(target, converted.sql, converted.params)) as Structured;
+  }
+  return (await callStructured(target, sql, [...params])) as Structured;
+}
+
+function callStructured(target: Queryable, sql: string, params: unknown[]): Promise<unknown> {
+  if (target instanceof DataSource) {
+    const runner = target.createQueryRunner();
+    return runner.query(sql, params, true).finally(() => runner.release());
+  }
+  return (target as QueryRunner).query(sql, params, true);
+}
