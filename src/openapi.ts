@@ -14,7 +14,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setTitle('chaintags')
     .setDescription(DESCRIPTION)
     .setVersion(version)
-    .addApiKey({ type: 'apiKey', in: 'query', name: 'api_key', description: 'API key as a query parameter.' }, 'api_key')
+    .addApiKey(
+      { type: 'apiKey', in: 'query', name: 'api_key', description: 'API key as a query parameter.' },
+      'api_key',
+    )
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key as a header.' }, 'X-API-Key')
     .addSecurityRequirements('api_key')
     .addSecurityRequirements('X-API-Key')

@@ -79,7 +79,10 @@ export class AccountsRepository {
 }
 
 async function ensureAccount(tx: Sql, name: string, now: string): Promise<number> {
-  await tx.execute('INSERT INTO accounts (name, created_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [name, now]);
+  await tx.execute('INSERT INTO accounts (name, created_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [
+    name,
+    now,
+  ]);
   const rows = await tx.query<{ id: number | string }>('SELECT id FROM accounts WHERE name = $1', [name]);
   return Number(rows[0]!.id);
 }

@@ -16,7 +16,9 @@ export class AccountsService {
 
   async createKey(account: string): Promise<string> {
     if (!ACCOUNT_NAME.test(account)) {
-      throw new AccountsError('account names are 1-64 characters of a-z, 0-9, "_" and "-", starting with a letter or digit');
+      throw new AccountsError(
+        'account names are 1-64 characters of a-z, 0-9, "_" and "-", starting with a letter or digit',
+      );
     }
     const key = generateApiKey();
     await this.accounts.insertKey(account, keyPrefix(key), hashApiKey(key), new Date().toISOString());
@@ -33,11 +35,14 @@ export class AccountsService {
 
   async revokeKey(prefix: string): Promise<void> {
     if (prefix.length < 5 || prefix.length > KEY_PREFIX_LENGTH) {
-      throw new AccountsError(`give between 5 and ${KEY_PREFIX_LENGTH} leading characters of the key, as "keys list" shows them`);
+      throw new AccountsError(
+        `give between 5 and ${KEY_PREFIX_LENGTH} leading characters of the key, as "keys list" shows them`,
+      );
     }
     const matches = await this.accounts.findKeysByPrefix(prefix);
     if (matches.length === 0) throw new AccountsError(`no key starts with ${prefix}`);
-    if (matches.length > 1) throw new AccountsError(`${matches.length} keys start with ${prefix}; give more characters`);
+    if (matches.length > 1)
+      throw new AccountsError(`${matches.length} keys start with ${prefix}; give more characters`);
     if (matches[0]!.revoked) throw new AccountsError(`the key starting with ${prefix} is already revoked`);
     await this.accounts.revokeKey(matches[0]!.id, new Date().toISOString());
   }

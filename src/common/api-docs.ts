@@ -15,7 +15,11 @@ export class ErrorDto {
   @ApiProperty({ example: 'unknown query parameter "limit"' })
   message!: string;
 
-  @ApiPropertyOptional({ type: 'array', items: { type: 'object' }, description: 'Per-item problems, where there are several.' })
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'object' },
+    description: 'Per-item problems, where there are several.',
+  })
   details?: unknown[];
 }
 

@@ -35,7 +35,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
   private toBody(exception: unknown, request: Request): ErrorBody {
     if (exception instanceof ApiError) return errorBody(exception.code, exception.message, exception.details);
     if (exception instanceof ThrottlerException) {
-      return errorBody('RATE_LIMITED', 'Rate limit exceeded for this API key; retry after the number of seconds in Retry-After.');
+      return errorBody(
+        'RATE_LIMITED',
+        'Rate limit exceeded for this API key; retry after the number of seconds in Retry-After.',
+      );
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();

@@ -20,7 +20,10 @@ export class ApiKeyGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const key = presentedKey(request);
     if (key === undefined) {
-      throw new ApiError('UNAUTHORIZED', 'An API key is required: pass it as the api_key query parameter or the X-API-Key header.');
+      throw new ApiError(
+        'UNAUTHORIZED',
+        'An API key is required: pass it as the api_key query parameter or the X-API-Key header.',
+      );
     }
     const owner = key === '' ? undefined : await this.accounts.authenticate(key);
     if (!owner) throw new ApiError('UNAUTHORIZED', 'The API key is unknown or has been revoked.');

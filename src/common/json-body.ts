@@ -30,11 +30,15 @@ class RequireJsonGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<Request>();
     if (request.is('application/json') !== 'application/json') {
-      throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON with the header Content-Type: application/json.');
+      throw new ApiError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        'Send the body as JSON with the header Content-Type: application/json.',
+      );
     }
     return true;
   }
 }
 
 /** Marks a route that takes a JSON body: anything but `Content-Type: application/json` is 415. */
-export const JsonBody = (): MethodDecorator => applyDecorators(UseGuards(RequireJsonGuard), ApiConsumes('application/json'));
+export const JsonBody = (): MethodDecorator =>
+  applyDecorators(UseGuards(RequireJsonGuard), ApiConsumes('application/json'));

@@ -12,6 +12,8 @@ export class KeyThrottlerGuard extends ThrottlerGuard {
   }
 
   protected override shouldSkip(context: ExecutionContext): Promise<boolean> {
-    return Promise.resolve(this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]) === true);
+    return Promise.resolve(
+      this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]) === true,
+    );
   }
 }

@@ -18,10 +18,19 @@ export const DEFAULT_PER_PAGE = 30;
 export const MAX_PER_PAGE = 100;
 
 /** Digits only become numbers; anything else stays a string and fails @IsInt with a clear message. */
-const wholeNumber = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : value));
+const wholeNumber = () =>
+  Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : value,
+  );
 
 export class PerPageQueryDto extends KeyedQueryDto {
-  @ApiPropertyOptional({ description: 'Results per page.', minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE, type: Number })
+  @ApiPropertyOptional({
+    description: 'Results per page.',
+    minimum: 1,
+    maximum: MAX_PER_PAGE,
+    default: DEFAULT_PER_PAGE,
+    type: Number,
+  })
   @IsOptional()
   @wholeNumber()
   @IsInt({ message: 'per_page must be a whole number from 1 to 100' })
@@ -31,7 +40,12 @@ export class PerPageQueryDto extends KeyedQueryDto {
 }
 
 export class PageQueryDto extends PerPageQueryDto {
-  @ApiPropertyOptional({ description: 'Page number, from 1. A page past the end is an empty array.', minimum: 1, default: 1, type: Number })
+  @ApiPropertyOptional({
+    description: 'Page number, from 1. A page past the end is an empty array.',
+    minimum: 1,
+    default: 1,
+    type: Number,
+  })
   @IsOptional()
   @wholeNumber()
   @IsInt({ message: 'page must be a whole number from 1' })

@@ -1,8 +1,6 @@
 import { resolve } from 'node:path';
 
-export type DatabaseConfig =
-  | { kind: 'postgres'; url: string }
-  | { kind: 'sqlite'; path: string };
+export type DatabaseConfig = { kind: 'postgres'; url: string } | { kind: 'sqlite'; path: string };
 
 export interface BootstrapKey {
   account: string;

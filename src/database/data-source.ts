@@ -9,7 +9,13 @@ import { MIGRATIONS } from './migrations';
 export function dataSourceOptions(config: DatabaseConfig): DataSourceOptions {
   const shared = { migrations: MIGRATIONS, migrationsRun: true, synchronize: false, logging: false } as const;
   if (config.kind === 'postgres') {
-    return { ...shared, type: 'postgres', url: config.url, migrationsTransactionMode: 'each', extra: { max: 20, connectionTimeoutMillis: 5000 } };
+    return {
+      ...shared,
+      type: 'postgres',
+      url: config.url,
+      migrationsTransactionMode: 'each',
+      extra: { max: 20, connectionTimeoutMillis: 5000 },
+    };
   }
   if (config.path !== ':memory:') mkdirSync(dirname(config.path), { recursive: true });
   return {
@@ -31,7 +37,8 @@ function prepareSqlite(db: Database.Database): void {
   db.pragma('foreign_keys = ON');
   db.aggregate('bigsum', {
     start: () => 0n,
-    step: (total: bigint, value: unknown) => (value === null || value === undefined ? total : total + BigInt(value as string)),
+    step: (total: bigint, value: unknown) =>
+      value === null || value === undefined ? total : total + BigInt(value as string),
     result: (total: bigint) => total.toString(),
   });
 }

@@ -109,7 +109,12 @@ interface Structured {
   affected?: number;
 }
 
-async function structured(target: Queryable, dialect: Dialect, sql: string, params: readonly unknown[]): Promise<Structured> {
+async function structured(
+  target: Queryable,
+  dialect: Dialect,
+  sql: string,
+  params: readonly unknown[],
+): Promise<Structured> {
   if (dialect === 'sqlite') {
     const converted = toSqliteParameters(sql, params);
     return (await callStructured(target, converted.sql, converted.params)) as Structured;

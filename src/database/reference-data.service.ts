@@ -16,7 +16,15 @@ export class ReferenceDataService implements OnModuleInit {
         await tx.execute(
           `INSERT INTO chains (chain, position, chain_id, name, icon_url, native_decimals, explorers)
            VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (chain) DO NOTHING`,
-          [chain.chain, position, chain.chainId, chain.name, chain.icon_url, chain.native_decimals, JSON.stringify(chain.explorers)],
+          [
+            chain.chain,
+            position,
+            chain.chainId,
+            chain.name,
+            chain.icon_url,
+            chain.native_decimals,
+            JSON.stringify(chain.explorers),
+          ],
         );
       }
       for (const token of TOKENS) {

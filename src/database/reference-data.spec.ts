@@ -150,9 +150,7 @@ describe('reference data: tokens', () => {
   });
 
   it('gives each (chain, address) pair to exactly one token', () => {
-    const pairs = allDeployments.map(
-      ({ deployment }) => `${deployment.chain}|${deployment.address}`,
-    );
+    const pairs = allDeployments.map(({ deployment }) => `${deployment.chain}|${deployment.address}`);
     expect(new Set(pairs).size).toBe(pairs.length);
   });
 
@@ -222,9 +220,7 @@ describe('reference data: address forms', () => {
     const addresses = contractAddressesOn((chain) => chain === 'ton');
     expect(addresses.length).toBeGreaterThan(0);
     for (const address of addresses) expect(address).toMatch(/^0:[0-9a-f]{64}$/);
-    expect(deploymentOf('tether', 'ton')?.address).toBe(
-      TonAddress.parse(TON_USDT_FRIENDLY).toRawString(),
-    );
+    expect(deploymentOf('tether', 'ton')?.address).toBe(TonAddress.parse(TON_USDT_FRIENDLY).toRawString());
   });
 
   it('writes Sui coin types with a full 64-digit lowercase address', () => {

@@ -16,7 +16,10 @@ export class TokensController {
     summary: 'List all tokens',
     description: 'Tokens ordered by id, with every deployment. Paginated by `page`; see the `Link` header.',
   })
-  @ApiOkResponse({ type: [TokenDto], headers: { Link: { description: 'Pagination links (first, prev, next, last).', schema: { type: 'string' } } } })
+  @ApiOkResponse({
+    type: [TokenDto],
+    headers: { Link: { description: 'Pagination links (first, prev, next, last).', schema: { type: 'string' } } },
+  })
   @ApiErrors('INVALID_QUERY')
   list(@Query() query: PageQueryDto): Promise<OffsetPage<TokenDto>> {
     return this.tokens.page(query.page, query.per_page);

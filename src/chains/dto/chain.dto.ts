@@ -7,10 +7,16 @@ export class ExplorerDto {
   @ApiProperty({ example: 'https://etherscan.io' })
   url!: string;
 
-  @ApiProperty({ example: 'https://etherscan.io/tx/{{tx_id}}', description: 'Contains the literal placeholder {{tx_id}}.' })
+  @ApiProperty({
+    example: 'https://etherscan.io/tx/{{tx_id}}',
+    description: 'Contains the literal placeholder {{tx_id}}.',
+  })
   tx_url!: string;
 
-  @ApiProperty({ example: 'https://etherscan.io/address/{{address}}', description: 'Contains the literal placeholder {{address}}.' })
+  @ApiProperty({
+    example: 'https://etherscan.io/address/{{address}}',
+    description: 'Contains the literal placeholder {{address}}.',
+  })
   address_url!: string;
 }
 

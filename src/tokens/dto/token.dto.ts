@@ -4,7 +4,10 @@ export class DeploymentDto {
   @ApiProperty({ example: 'ethereum' })
   chain!: string;
 
-  @ApiProperty({ example: '0xdac17f958d2ee523a2206206994597c13d831ec7', description: '`0` is the chain\'s native coin.' })
+  @ApiProperty({
+    example: '0xdac17f958d2ee523a2206206994597c13d831ec7',
+    description: "`0` is the chain's native coin.",
+  })
   address!: string;
 
   @ApiProperty({ example: 6, description: 'May differ between deployments of one token.' })

@@ -1,0 +1,43 @@
+import { formatLinks, offsetRelations, withParameter } from './paging';
+
+describe('offsetRelations', () => {
+  it('gives no links when everything fits one page', () => {
+    expect(offsetRelations(1, 30, 0)).toEqual([]);
+    expect(offsetRelations(1, 30, 30)).toEqual([]);
+  });
+
+  it('follows GitHub: next and last on page 1, all four in the middle, first and prev on the last page', () => {
+    expect(offsetRelations(1, 10, 31)).toEqual([
+      ['next', 2],
+      ['last', 4],
+    ]);
+    expect(offsetRelations(2, 10, 31)).toEqual([
+      ['first', 1],
+      ['prev', 1],
+      ['next', 3],
+      ['last', 4],
+    ]);
+    expect(offsetRelations(4, 10, 31)).toEqual([
+      ['first', 1],
+      ['prev', 3],
+    ]);
+  });
+
+  it('points prev at the last page from beyond the end', () => {
+    expect(offsetRelations(9, 10, 31)).toEqual([
+      ['first', 1],
+      ['prev', 4],
+    ]);
+  });
+});
+
+describe('link formatting', () => {
+  it('replaces only the paging parameter', () => {
+    const url = new URL('http://h/v2/tags?api_key=k&per_page=5&page=2');
+    expect(withParameter(url, 'page', '3')).toBe('http://h/v2/tags?api_key=k&per_page=5&page=3');
+    expect(withParameter(new URL('http://h/v2/transactions?after=abc&chain=base'), 'after', undefined)).toBe(
+      'http://h/v2/transactions?chain=base',
+    );
+    expect(formatLinks([['next', 'http://h/a?page=2']])).toBe('<http://h/a?page=2>; rel="next"');
+  });
+});

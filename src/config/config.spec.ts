@@ -1,0 +1,40 @@
+import { ConfigError, parseConfig } from './config';
+
+describe('parseConfig', () => {
+  it('uses the documented defaults', () => {
+    const config = parseConfig({});
+    expect(config).toMatchObject({ port: 3000, rateLimitPerMinute: 6000, logLevel: 'info', bootstrapKeys: [] });
+    expect(config.database).toEqual({ kind: 'sqlite', path: expect.stringMatching(/data\/chaintags\.sqlite$/) });
+  });
+
+  it('reads PostgreSQL URLs, SQLite paths and bootstrap keys', () => {
+    const key = `ctk_${'a'.repeat(30)}`;
+    const config = parseConfig({ DATABASE_URL: 'postgres://u@h:5432/db', API_KEYS: ` ops:${key} , ci-bot:${key}` });
+    expect(config.database).toEqual({ kind: 'postgres', url: 'postgres://u@h:5432/db' });
+    expect(config.bootstrapKeys).toEqual([
+      { account: 'ops', key },
+      { account: 'ci-bot', key },
+    ]);
+    expect(parseConfig({ DATABASE_URL: 'sqlite::memory:' }).database).toEqual({ kind: 'sqlite', path: ':memory:' });
+  });
+
+  it.each([
+    ['PORT', { PORT: 'eighty' }],
+    ['PORT', { PORT: '70000' }],
+    ['DATABASE_URL', { DATABASE_URL: 'mysql://x' }],
+    ['DATABASE_URL', { DATABASE_URL: 'sqlite:' }],
+    ['API_KEYS', { API_KEYS: 'nocolon' }],
+    ['API_KEYS', { API_KEYS: 'ops:short' }],
+    ['RATE_LIMIT_PER_MINUTE', { RATE_LIMIT_PER_MINUTE: '-1' }],
+    ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
+  ])('stops with a message naming %s', (variable, env) => {
+    expect(() => parseConfig(env)).toThrow(ConfigError);
+    expect(() => parseConfig(env)).toThrow(variable);
+  });
+
+  it('never echoes a bad key in its message', () => {
+    expect(() => parseConfig({ API_KEYS: 'ops:ctk_secret' })).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('secret') }),
+    );
+  });
+});

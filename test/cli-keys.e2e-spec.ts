@@ -1,0 +1,63 @@
+import { runCli } from './support/cli';
+import { DATABASES, freshDatabase, startTestApp, TestApp } from './support/test-app';
+
+describe.each(DATABASES)('keys CLI on %s', (kind) => {
+  let t: TestApp;
+  let url: string;
+  let drop: () => Promise<void>;
+
+  beforeAll(async () => {
+    const db = await freshDatabase(kind);
+    url = db.url;
+    drop = db.drop;
+    // The CLI runs first, on a database nothing has migrated yet.
+    const created = await runCli(url, ['keys', 'create', 'dave']);
+    expect(created).toMatchObject({ code: 0 });
+    firstKey = created.stdout;
+    t = await startTestApp({ databaseUrl: url });
+  }, 60_000);
+
+  let firstKey = '';
+
+  afterAll(async () => {
+    await t.close();
+    await drop();
+  });
+
+  it('prints only the new key, which the server accepts', async () => {
+    expect(firstKey).toMatch(/^ctk_[A-Za-z0-9_-]{43}\n$/);
+    await t.http().get('/v2/chains').set('X-API-Key', firstKey.trim()).expect(200);
+  });
+
+  it('lists keys by prefix, never whole, and revokes one with immediate effect on a running server', async () => {
+    const created = await runCli(url, ['keys', 'create', 'erin']);
+    const key = created.stdout.trim();
+    await t.http().get('/v2/chains').set('X-API-Key', key).expect(200);
+
+    const listed = await runCli(url, ['keys', 'list']);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).not.toContain(key);
+    const line = listed.stdout.split('\n').find((row) => row.startsWith(key.slice(0, 12)));
+    expect(line?.split('\t')).toEqual([key.slice(0, 12), 'erin', expect.stringMatching(/Z$/), '-']);
+
+    const revoked = await runCli(url, ['keys', 'revoke', key.slice(0, 12)]);
+    expect(revoked).toMatchObject({ code: 0, stdout: '' });
+    await t.http().get('/v2/chains').set('X-API-Key', key).expect(401);
+    const after = await runCli(url, ['keys', 'list']);
+    expect(
+      after.stdout
+        .split('\n')
+        .find((row) => row.startsWith(key.slice(0, 12)))
+        ?.split('\t')[3],
+    ).toMatch(/Z$/);
+  }, 60_000);
+
+  it('fails with a message and exit code 1 on bad input', async () => {
+    const badAccount = await runCli(url, ['keys', 'create', 'Not An Account']);
+    expect(badAccount.code).toBe(1);
+    expect(badAccount.stderr).toContain('account');
+    const unknown = await runCli(url, ['keys', 'revoke', 'ctk_zzzzzzzz']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('no key');
+  }, 60_000);
+});

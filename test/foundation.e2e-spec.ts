@@ -1,0 +1,258 @@
+import { readFileSync } from 'node:fs';
+import { AccountsService } from '../src/accounts/accounts.service';
+import { renderOpenApi, OPENAPI_PATH } from '../scripts/openapi';
+import { CHAIN_IDS } from '../src/chains/chain-ids';
+import { DATABASES, freshDatabase, startTestApp, TestApp } from './support/test-app';
+
+describe.each(DATABASES)('foundation on %s', (kind) => {
+  let t: TestApp;
+  let drop: () => Promise<void>;
+
+  beforeAll(async () => {
+    const db = await freshDatabase(kind);
+    drop = db.drop;
+    t = await startTestApp({ databaseUrl: db.url });
+  });
+
+  afterAll(async () => {
+    await t.close();
+    await drop();
+  });
+
+  describe('API keys', () => {
+    it('answers 401 UNAUTHORIZED without a key, with a made-up key and with an empty key', async () => {
+      for (const path of ['/v2/chains', `/v2/chains?api_key=ctk_${'x'.repeat(40)}`, '/v2/chains?api_key=']) {
+        const response = await t.http().get(path);
+        expect(response.status).toBe(401);
+        expect(response.body).toMatchObject({ statusCode: 401, error: 'Unauthorized', code: 'UNAUTHORIZED' });
+      }
+    });
+
+    it('accepts the key as api_key or as the X-API-Key header', async () => {
+      await t.http().get(`/v2/chains?api_key=${t.keys.alice}`).expect(200);
+      await t.http().get('/v2/chains').set('X-API-Key', t.keys.bob).expect(200);
+    });
+
+    it('rejects a revoked key on the next request', async () => {
+      const accounts = t.app.get(AccountsService);
+      const key = await accounts.createKey('carol');
+      await t.http().get('/v2/chains').set('X-API-Key', key).expect(200);
+      await accounts.revokeKey(key.slice(0, 12));
+      const response = await t.http().get('/v2/chains').set('X-API-Key', key);
+      expect(response.status).toBe(401);
+      expect(response.body.code).toBe('UNAUTHORIZED');
+    });
+
+    it('lists keys by prefix only and stores no key in plain text', async () => {
+      const listed = await t.app.get(AccountsService).listKeys();
+      expect(listed.map((key) => key.prefix)).toEqual(
+        expect.arrayContaining([t.keys.alice.slice(0, 12), t.keys.bob.slice(0, 12)]),
+      );
+      expect(JSON.stringify(listed)).not.toContain(t.keys.alice);
+    });
+  });
+
+  describe('GET /v2/chains', () => {
+    it('lists the 13 chains in contract order with explorer templates', async () => {
+      const { body } = await t.http().get('/v2/chains').set('X-API-Key', t.keys.alice).expect(200);
+      expect(body.map((chain: { chain: string }) => chain.chain)).toEqual([...CHAIN_IDS]);
+      const byId = Object.fromEntries(
+        body.map((chain: { chain: string; chainId: number }) => [chain.chain, chain.chainId]),
+      );
+      expect(byId).toMatchObject({
+        ethereum: 1,
+        bnb: 56,
+        polygon: 137,
+        arbitrum: 42161,
+        optimism: 10,
+        base: 8453,
+        bitcoin: -1,
+        ton: -1,
+      });
+      for (const chain of body) {
+        expect(Object.keys(chain).sort()).toEqual(['chain', 'chainId', 'explorers', 'icon_url', 'name']);
+        expect(chain.explorers.length).toBeGreaterThan(0);
+        for (const explorer of chain.explorers) {
+          expect(explorer.tx_url).toContain('{{tx_id}}');
+          expect(explorer.address_url).toContain('{{address}}');
+        }
+      }
+    });
+
+    it('rejects unknown query parameters', async () => {
+      const response = await t.http().get('/v2/chains?chain=bitcoin').set('X-API-Key', t.keys.alice);
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({ code: 'INVALID_QUERY', details: [{ parameter: 'chain' }] });
+    });
+  });
+
+  describe('GET /v2/tokens', () => {
+    const get = (query: string) => t.http().get(`/v2/tokens?api_key=${t.keys.alice}${query}`);
+
+    it('lists tokens by id with deployments, USDT decimals differing per chain', async () => {
+      const { body, headers } = await get('&per_page=100').expect(200);
+      expect(headers.link).toBeUndefined();
+      const ids = body.map((token: { id: string }) => token.id);
+      expect(ids).toEqual([...ids].sort());
+      const tether = body.find((token: { id: string }) => token.id === 'tether');
+      const decimals = Object.fromEntries(
+        tether.deployments.map((d: { chain: string; decimals: number }) => [d.chain, d.decimals]),
+      );
+      expect(decimals).toMatchObject({ ethereum: 6, bnb: 18 });
+      const ether = body.find((token: { id: string }) => token.id === 'ethereum');
+      expect(ether.deployments.map((d: { chain: string; address: string }) => `${d.chain}:${d.address}`)).toEqual([
+        'ethereum:0',
+        'arbitrum:0',
+        'optimism:0',
+        'base:0',
+      ]);
+    });
+
+    it('pages with GitHub-style Link headers that repeat every parameter', async () => {
+      const all = (await get('&per_page=100')).body as { id: string }[];
+      const perPage = 4;
+      const last = Math.ceil(all.length / perPage);
+      const first = await get(`&per_page=${perPage}`).expect(200);
+      expect(first.body.map((token: { id: string }) => token.id)).toEqual(
+        all.slice(0, perPage).map((token) => token.id),
+      );
+      const links = parseLinks(first.headers.link);
+      expect(Object.keys(links).sort()).toEqual(['last', 'next']);
+      const next = new URL(links.next!);
+      expect(next.searchParams.get('api_key')).toBe(t.keys.alice);
+      expect(next.searchParams.get('per_page')).toBe(String(perPage));
+      expect(next.searchParams.get('page')).toBe('2');
+      expect(new URL(links.last!).searchParams.get('page')).toBe(String(last));
+
+      const middle = parseLinks((await get(`&per_page=${perPage}&page=2`)).headers.link);
+      expect(Object.keys(middle).sort()).toEqual(['first', 'last', 'next', 'prev']);
+      const lastPage = await get(`&per_page=${perPage}&page=${last}`);
+      expect(Object.keys(parseLinks(lastPage.headers.link)).sort()).toEqual(['first', 'prev']);
+      expect(lastPage.body.map((token: { id: string }) => token.id)).toEqual(
+        all.slice((last - 1) * perPage).map((token) => token.id),
+      );
+      const beyond = await get(`&per_page=${perPage}&page=${last + 1}`).expect(200);
+      expect(beyond.body).toEqual([]);
+    });
+
+    it.each(['per_page=0', 'per_page=101', 'per_page=abc', 'per_page=2.5', 'page=0', 'page=-1', 'limit=5'])(
+      'rejects %s with 400 INVALID_QUERY',
+      async (query) => {
+        const response = await get(`&${query}`);
+        expect(response.status).toBe(400);
+        expect(response.body.code).toBe('INVALID_QUERY');
+      },
+    );
+  });
+
+  describe('errors and headers', () => {
+    it('answers unknown routes with 404 NOT_FOUND in the contract body', async () => {
+      const response = await t.http().get('/v2/nothing-here').set('X-API-Key', t.keys.alice);
+      expect(response.status).toBe(404);
+      expect(response.body).toEqual({
+        statusCode: 404,
+        error: 'Not Found',
+        code: 'NOT_FOUND',
+        message: 'No route GET /v2/nothing-here',
+      });
+    });
+
+    it('sends a request id, security headers and no X-Powered-By', async () => {
+      const response = await t.http().get('/health').expect(200);
+      expect(response.body).toEqual({ status: 'ok' });
+      expect(response.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
+      expect(response.headers['content-security-policy']).toBeDefined();
+      expect(response.headers['x-powered-by']).toBeUndefined();
+    });
+
+    it('serves Swagger UI and the OpenAPI document without a key', async () => {
+      const ui = await t.http().get('/docs').redirects(1);
+      expect(ui.status).toBe(200);
+      expect(ui.text).toContain('swagger');
+      const { body } = await t.http().get('/docs-json').expect(200);
+      expect(body.openapi).toMatch(/^3\./);
+      expect(Object.keys(body.components.securitySchemes).sort()).toEqual(['X-API-Key', 'api_key']);
+    });
+  });
+
+  describe('every /v2 route needs a key', () => {
+    it('answers 401 on each registered route when no key is sent', async () => {
+      const routes = registeredRoutes(t);
+      expect(routes.length).toBeGreaterThanOrEqual(3);
+      for (const { method, path } of routes.filter((route) => route.path.startsWith('/v2/'))) {
+        const concrete = path
+          .replace(/:tag/g, 'some_tag')
+          .replace(/:address/g, '0x52908400098527886e0f7030069857d2e4169ee7');
+        const response = await t.http()[method](concrete).set('Content-Type', 'application/json').send('["x"]');
+        expect({ method, path, status: response.status, code: response.body.code }).toEqual({
+          method,
+          path,
+          status: 401,
+          code: 'UNAUTHORIZED',
+        });
+      }
+    });
+  });
+});
+
+describe('rate limiting', () => {
+  let t: TestApp;
+  let drop: () => Promise<void>;
+
+  beforeAll(async () => {
+    const db = await freshDatabase('sqlite');
+    drop = db.drop;
+    t = await startTestApp({ databaseUrl: db.url, rateLimitPerMinute: 3 });
+  });
+
+  afterAll(async () => {
+    await t.close();
+    await drop();
+  });
+
+  it('limits each key separately and says when to retry', async () => {
+    for (let remaining = 2; remaining >= 0; remaining -= 1) {
+      const response = await t.http().get('/v2/chains').set('X-API-Key', t.keys.alice).expect(200);
+      expect(response.headers['x-ratelimit-limit']).toBe('3');
+      expect(response.headers['x-ratelimit-remaining']).toBe(String(remaining));
+    }
+    const limited = await t.http().get('/v2/chains').set('X-API-Key', t.keys.alice);
+    expect(limited.status).toBe(429);
+    expect(limited.body).toMatchObject({ statusCode: 429, code: 'RATE_LIMITED' });
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    await t.http().get('/v2/chains').set('X-API-Key', t.keys.bob).expect(200);
+  });
+});
+
+describe('openapi.json', () => {
+  it('is the document the code generates (run `npm run openapi` after changing a route or DTO)', async () => {
+    expect(readFileSync(OPENAPI_PATH, 'utf8')).toBe(await renderOpenApi());
+  });
+});
+
+function parseLinks(header: string | undefined): Record<string, string> {
+  const links: Record<string, string> = {};
+  for (const part of (header ?? '').split(',').filter(Boolean)) {
+    const match = /<([^>]+)>;\s*rel="(\w+)"/.exec(part.trim());
+    if (match) links[match[2]!] = match[1]!;
+  }
+  return links;
+}
+
+type Method = 'get' | 'post' | 'delete' | 'put' | 'patch';
+
+function registeredRoutes(t: TestApp): { method: Method; path: string }[] {
+  const router = (t.app.getHttpAdapter().getInstance() as { router: { stack: RouterLayer[] } }).router;
+  return router.stack.flatMap((layer) =>
+    layer.route
+      ? Object.keys(layer.route.methods)
+          .filter((method) => layer.route!.methods[method])
+          .map((method) => ({ method: method as Method, path: layer.route!.path }))
+      : [],
+  );
+}
+
+interface RouterLayer {
+  route?: { path: string; methods: Record<string, boolean> };
+}

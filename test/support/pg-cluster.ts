@@ -1,0 +1,75 @@
+import { execFileSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * A throwaway PostgreSQL 15 cluster in a temp folder on a free loopback port, for the e2e tests and
+ * the benchmarks. initdb refuses to run as root, so as root the server runs as the `postgres` user.
+ */
+export interface PgCluster {
+  dir: string;
+  port: number;
+  url: string;
+}
+
+const BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
+
+export async function startCluster(): Promise<PgCluster> {
+  if (!existsSync(join(BIN, 'initdb'))) {
+    throw new Error(`PostgreSQL server binaries not found in ${BIN} (set PG_BIN to their folder)`);
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'chaintags-pg-'));
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) {
+    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
+    chmodSync(dir, 0o700);
+    chownSync(dir, uid, gid);
+  }
+  const data = join(dir, 'data');
+  const port = await freePort();
+  const run = (command: string, args: string[]) => {
+    const [file, argv] = asRoot
+      ? ['runuser', ['-u', 'postgres', '--', join(BIN, command), ...args]]
+      : [join(BIN, command), args];
+    execFileSync(file, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
+  };
+  run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8']);
+  const options = [
+    `-p ${port}`,
+    '-c listen_addresses=127.0.0.1',
+    `-c unix_socket_directories=${dir}`,
+    '-c fsync=off',
+    '-c synchronous_commit=off',
+    '-c full_page_writes=off',
+    '-c max_connections=300',
+  ].join(' ');
+  run('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'server.log'), '-w', '-t', '60', 'start']);
+  return { dir, port, url: `postgres://postgres@127.0.0.1:${port}/postgres` };
+}
+
+export function stopCluster(cluster: PgCluster): void {
+  const asRoot = process.getuid?.() === 0;
+  const args = ['-D', join(cluster.dir, 'data'), '-m', 'immediate', '-w', 'stop'];
+  try {
+    if (asRoot) execFileSync('runuser', ['-u', 'postgres', '--', join(BIN, 'pg_ctl'), ...args], { stdio: 'ignore' });
+    else execFileSync(join(BIN, 'pg_ctl'), args, { stdio: 'ignore' });
+  } finally {
+    rmSync(cluster.dir, { recursive: true, force: true });
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}

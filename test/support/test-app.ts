@@ -1,0 +1,79 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { Client } from 'pg';
+import request from 'supertest';
+import type TestAgent from 'supertest/lib/agent';
+import { createApp } from '../../src/app.factory';
+import { parseConfig } from '../../src/config/config';
+import type { PgCluster } from './pg-cluster';
+
+export type DatabaseKind = 'sqlite' | 'postgres';
+
+/** Every e2e suite runs once per database: `describe.each(DATABASES)`. */
+export const DATABASES: DatabaseKind[] = ['sqlite', 'postgres'];
+
+/** A fresh, empty database of the given kind; its URL can be reopened to test persistence. */
+export async function freshDatabase(kind: DatabaseKind): Promise<{ url: string; drop: () => Promise<void> }> {
+  if (kind === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'chaintags-sqlite-'));
+    return {
+      url: `sqlite:${join(dir, 'test.sqlite')}`,
+      drop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
+    };
+  }
+  const raw = process.env.CHAINTAGS_TEST_PG;
+  if (!raw) throw new Error('the e2e global setup did not start PostgreSQL');
+  const cluster = JSON.parse(raw) as PgCluster;
+  const name = `ct_${randomUUID().replace(/-/g, '')}`;
+  await withAdmin(cluster.url, (client) => client.query(`CREATE DATABASE ${name}`));
+  return {
+    url: cluster.url.replace(/\/postgres$/, `/${name}`),
+    drop: () => withAdmin(cluster.url, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)),
+  };
+}
+
+async function withAdmin(url: string, work: (client: Client) => Promise<unknown>): Promise<void> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export function newKey(): string {
+  return `ctk_${randomBytes(24).toString('base64url')}`;
+}
+
+export interface TestApp {
+  app: NestExpressApplication;
+  http: () => TestAgent;
+  /** Keys created through API_KEYS at start: `alice` and `bob` are two separate accounts. */
+  keys: { alice: string; bob: string };
+  databaseUrl: string;
+  close: () => Promise<void>;
+}
+
+export interface TestAppOptions {
+  databaseUrl: string;
+  keys?: { alice: string; bob: string };
+  rateLimitPerMinute?: number;
+}
+
+export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
+  const keys = options.keys ?? { alice: newKey(), bob: newKey() };
+  const config = parseConfig({
+    DATABASE_URL: options.databaseUrl,
+    API_KEYS: `alice:${keys.alice},bob:${keys.bob}`,
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_PER_MINUTE: String(options.rateLimitPerMinute ?? 0),
+  });
+  const app = await createApp(config);
+  await app.init();
+  const server = app.getHttpServer();
+  return { app, http: () => request(server), keys, databaseUrl: options.databaseUrl, close: () => app.close() };
+}
