@@ -24,10 +24,6 @@ function rejection(input: string): string {
   return reasonFor(parseAddress(input));
 }
 
-function replaceCharAt(text: string, index: number, replacement: string): string {
-  return text.slice(0, index) + replacement + text.slice(index + 1);
-}
-
 describe('parseAddress input guards', () => {
   it('rejects the empty string', () => {
     expect(rejection('')).toBe('address is empty');
