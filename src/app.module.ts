@@ -3,6 +3,7 @@ import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { LoggerModule } from 'nestjs-pino';
 import { AccountsModule } from './accounts/accounts.module';
+import { AddressesModule } from './addresses/http/addresses.module';
 import { KeyBootstrap } from './accounts/accounts.service';
 import { ChainsModule } from './chains/chains.module';
 import { ApiExceptionFilter } from './common/api-exception.filter';
@@ -15,10 +16,11 @@ import { AppConfig } from './config/config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthController } from './health/health.controller';
+import { TagsModule } from './tags/tags.module';
 import { TokensModule } from './tokens/tokens.module';
 
 /** The modules that hold data and rules; shared by the HTTP server and the CLI. */
-export const DOMAIN_MODULES = [AccountsModule, ChainsModule, TokensModule];
+export const DOMAIN_MODULES = [AccountsModule, ChainsModule, TokensModule, TagsModule, AddressesModule];
 
 @Module({})
 export class AppModule {

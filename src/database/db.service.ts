@@ -41,8 +41,23 @@ export class Db implements Sql {
   }
 
   transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
-    if (this.dialect === 'postgres') return this.postgresTransaction(work);
+    if (this.dialect === 'postgres') return this.postgresTransactionWithRetry(work);
     return this.exclusive(() => this.sqliteTransaction(work));
+  }
+
+  /**
+   * Writers lock rows in a fixed (canonical) order, so deadlocks should not happen; should
+   * PostgreSQL still pick this transaction as a deadlock or serialization victim, it is rolled back
+   * whole and run again, a bounded number of times.
+   */
+  private async postgresTransactionWithRetry<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.postgresTransaction(work);
+      } catch (error) {
+        if (attempt >= 3 || !isRetryable(error)) throw error;
+      }
+    }
   }
 
   private async postgresTransaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
@@ -82,6 +97,13 @@ export class Db implements Sql {
     );
     return result;
   }
+}
+
+const RETRYABLE_SQLSTATES = new Set(['40P01', '40001']);
+
+function isRetryable(error: unknown): boolean {
+  const code = (error as { driverError?: { code?: string } }).driverError?.code;
+  return code !== undefined && RETRYABLE_SQLSTATES.has(code);
 }
 
 function bind(runner: QueryRunner, dialect: Dialect): Sql {

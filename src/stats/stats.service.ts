@@ -1,0 +1,38 @@
+import { Injectable } from '@nestjs/common';
+import { TagScope } from '../tags/tag-scope';
+import { StatsRepository } from './stats.repository';
+import { totalUsd } from './valuation';
+
+export interface AddressStats {
+  token_holding_count: number;
+  txn_count: number;
+  total_value_usd: number;
+}
+
+export interface TagStats extends AddressStats {
+  address_count: number;
+}
+
+/** Contract §5: counts of non-zero holdings and of transactions, and the USD value of the holdings. */
+@Injectable()
+export class StatsService {
+  constructor(private readonly stats: StatsRepository) {}
+
+  async forAddress(address: string): Promise<AddressStats> {
+    const [counts, totals] = await Promise.all([
+      this.stats.countsForAddress(address),
+      this.stats.totalsForAddress(address),
+    ]);
+    return { ...counts, total_value_usd: totalUsd(totals) };
+  }
+
+  async forScope(scope: TagScope): Promise<TagStats> {
+    const [counts, totals] = await Promise.all([this.stats.countsForScope(scope), this.stats.totalsForScope(scope)]);
+    return {
+      address_count: counts.address_count,
+      token_holding_count: counts.token_holding_count,
+      txn_count: counts.txn_count,
+      total_value_usd: totalUsd(totals),
+    };
+  }
+}

@@ -1,0 +1,416 @@
+import { Db } from '../src/database/db.service';
+import { evmAddress, evmAddresses, FAMILY_EXAMPLES, tagNames } from './support/addresses';
+import { DATABASES, freshDatabase, startTestApp, TestApp } from './support/test-app';
+
+const EVM_CHAINS = ['ethereum', 'bnb', 'polygon', 'arbitrum', 'optimism', 'base'];
+
+describe.each(DATABASES)('tags on %s', (kind) => {
+  let t: TestApp;
+  let drop: () => Promise<void>;
+
+  beforeAll(async () => {
+    const db = await freshDatabase(kind);
+    drop = db.drop;
+    t = await startTestApp({ databaseUrl: db.url });
+  });
+
+  afterAll(async () => {
+    await t.close();
+    await drop();
+  });
+
+  const as = (key: string) => ({
+    post: (path: string, body: unknown) =>
+      t.http().post(path).set('X-API-Key', key).set('Content-Type', 'application/json').send(JSON.stringify(body)),
+    del: (path: string, body?: unknown) => {
+      const call = t.http().delete(path).set('X-API-Key', key);
+      return body === undefined ? call : call.set('Content-Type', 'application/json').send(JSON.stringify(body));
+    },
+    get: (path: string) => t.http().get(path).set('X-API-Key', key),
+  });
+  const alice = () => as(t.keys.alice);
+  const bob = () => as(t.keys.bob);
+
+  async function tableCounts(): Promise<Record<string, number>> {
+    const db = t.app.get(Db);
+    const counts: Record<string, number> = {};
+    for (const table of ['tags', 'address_tags', 'tracked_addresses']) {
+      counts[table] = Number((await db.query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${table}`))[0]!.n);
+    }
+    return counts;
+  }
+
+  describe('POST /v2/tags/:tag', () => {
+    it('creates the tag and answers one canonical record per distinct address in first-seen order', async () => {
+      const evm = evmAddress();
+      const body = [
+        evm.checksummed,
+        FAMILY_EXAMPLES.bitcoinSegwit.input,
+        evm.canonical,
+        FAMILY_EXAMPLES.bitcoinLegacy.input,
+      ];
+      const response = await alice().post('/v2/tags/first_tag', body);
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual([
+        { address: evm.canonical, tags: ['first_tag'], chains: EVM_CHAINS },
+        { address: FAMILY_EXAMPLES.bitcoinSegwit.canonical, tags: ['first_tag'], chains: ['bitcoin'] },
+        { address: FAMILY_EXAMPLES.bitcoinLegacy.canonical, tags: ['first_tag'], chains: ['bitcoin', 'bitcoincash'] },
+      ]);
+    });
+
+    it('canonicalises every address family and lists all tags of an address, sorted', async () => {
+      for (const example of Object.values(FAMILY_EXAMPLES)) {
+        await alice().post('/v2/tags/zeta_family', [example.input]).expect(200);
+        const { body } = await alice().post('/v2/tags/alpha_family', [example.input]).expect(200);
+        expect(body).toEqual([
+          {
+            address: example.canonical,
+            tags: expect.arrayContaining(['alpha_family', 'zeta_family']),
+            chains: example.chains,
+          },
+        ]);
+        expect(body[0].tags).toEqual([...body[0].tags].sort());
+      }
+    });
+
+    it('treats assigning a tag the address already carries as a no-op', async () => {
+      const [address] = evmAddresses(1);
+      await alice().post('/v2/tags/repeat_tag', [address]).expect(200);
+      const before = (await alice().get('/v2/tags')).body.find((tag: { tag: string }) => tag.tag === 'repeat_tag');
+      const again = await alice().post('/v2/tags/repeat_tag', [address]).expect(200);
+      expect(again.body[0].tags).toEqual(['repeat_tag']);
+      const after = (await alice().get('/v2/tags')).body.find((tag: { tag: string }) => tag.tag === 'repeat_tag');
+      expect(after).toEqual(before);
+    });
+
+    it('caps an address at 50 tags with 422 TAG_LIMIT_EXCEEDED, and writes nothing for the whole batch', async () => {
+      const [full, fresh] = evmAddresses(2);
+      for (const tag of tagNames(50, 'cap')) await alice().post(`/v2/tags/${tag}`, [full]).expect(200);
+      const before = await tableCounts();
+      const response = await alice().post('/v2/tags/one_too_many', [fresh, full]);
+      expect(response.status).toBe(422);
+      expect(response.body).toMatchObject({
+        statusCode: 422,
+        code: 'TAG_LIMIT_EXCEEDED',
+        details: [{ address: full, tag_count: 50 }],
+      });
+      expect(await tableCounts()).toEqual(before);
+      await alice().get('/v2/tags/one_too_many').expect(404);
+      // Re-assigning one of its 50 tags is still a no-op, not an error; the reserved 0 never counts.
+      await alice().post('/v2/tags/cap_0001', [full]).expect(200);
+      const tracked = await alice().post('/v2/tags/0', [full]).expect(200);
+      expect(tracked.body[0].tags).toHaveLength(50);
+    });
+
+    it('holds the cap under 60 parallel requests of distinct tags for one address', async () => {
+      const [address] = evmAddresses(1);
+      const tags = tagNames(60, 'race');
+      const responses = await Promise.all(tags.map((tag) => alice().post(`/v2/tags/${tag}`, [address])));
+      const statuses = responses.map((response) => response.status);
+      expect(statuses.filter((status) => status === 200)).toHaveLength(50);
+      expect(statuses.filter((status) => status === 422)).toHaveLength(10);
+      const { body } = await alice().get(`/v2/addresses/${address}`).expect(200);
+      expect(body.tags).toHaveLength(50);
+    });
+
+    it('holds the cap when parallel batches share addresses', async () => {
+      const shared = evmAddresses(3);
+      const tags = tagNames(56, 'batch');
+      const responses = await Promise.all(
+        tags.map((tag, index) => alice().post(`/v2/tags/${tag}`, index % 2 ? [...shared].reverse() : shared)),
+      );
+      expect(responses.filter((response) => response.status === 200)).toHaveLength(50);
+      for (const address of shared) {
+        const { body } = await alice().get(`/v2/addresses/${address}`).expect(200);
+        expect(body.tags).toHaveLength(50);
+      }
+    });
+  });
+
+  describe('bad input writes nothing', () => {
+    const cases: [string, () => ReturnType<ReturnType<typeof alice>['post']>, number, string][] = [
+      ['an invalid tag', () => alice().post('/v2/tags/Bad-Tag', evmAddresses(1)), 400, 'INVALID_TAG'],
+      ['a too short tag', () => alice().post('/v2/tags/abcd', evmAddresses(1)), 400, 'INVALID_TAG'],
+      [
+        'an object body',
+        () => alice().post('/v2/tags/valid_tag', { address: evmAddresses(1)[0] }),
+        400,
+        'INVALID_BODY',
+      ],
+      ['an empty array', () => alice().post('/v2/tags/valid_tag', []), 400, 'INVALID_BODY'],
+      [
+        'an array with a number',
+        () => alice().post('/v2/tags/valid_tag', [...evmAddresses(1), 5]),
+        400,
+        'INVALID_BODY',
+      ],
+      [
+        'more than 1000 addresses',
+        () => alice().post('/v2/tags/valid_tag', evmAddresses(1001)),
+        413,
+        'PAYLOAD_TOO_LARGE',
+      ],
+      [
+        'an invalid address among valid ones',
+        () => alice().post('/v2/tags/valid_tag', [...evmAddresses(2), '0x1234']),
+        400,
+        'INVALID_ADDRESS',
+      ],
+    ];
+
+    it.each(cases)('%s', async (_name, send, status, code) => {
+      const before = await tableCounts();
+      const response = await send();
+      expect(response.status).toBe(status);
+      expect(response.body).toMatchObject({ statusCode: status, code });
+      expect(await tableCounts()).toEqual(before);
+    });
+
+    it('names every invalid address in details, including a bad EIP-55 checksum', async () => {
+      const good = evmAddress().checksummed;
+      const letter = good.slice(2).search(/[a-fA-F]/) + 2;
+      const flipped =
+        good[letter] === good[letter]!.toLowerCase() ? good[letter].toUpperCase() : good[letter]!.toLowerCase();
+      const badChecksum = good.slice(0, letter) + flipped + good.slice(letter + 1);
+      const response = await alice().post('/v2/tags/valid_tag', ['nonsense', good, badChecksum]);
+      expect(response.status).toBe(400);
+      expect(response.body.code).toBe('INVALID_ADDRESS');
+      expect(
+        response.body.details.map((detail: { index: number; address: string }) => [detail.index, detail.address]),
+      ).toEqual([
+        [0, 'nonsense'],
+        [2, badChecksum],
+      ]);
+    });
+
+    it('answers malformed JSON with 400, a missing JSON content type with 415 and a body over 1 MiB with 413', async () => {
+      const malformed = await t
+        .http()
+        .post('/v2/tags/valid_tag')
+        .set('X-API-Key', t.keys.alice)
+        .set('Content-Type', 'application/json')
+        .send('["0x1",');
+      expect(malformed.status).toBe(400);
+      expect(malformed.body.code).toBe('INVALID_BODY');
+      const plain = await t
+        .http()
+        .post('/v2/tags/valid_tag')
+        .set('X-API-Key', t.keys.alice)
+        .set('Content-Type', 'text/plain')
+        .send('["x"]');
+      expect(plain.status).toBe(415);
+      expect(plain.body.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+      const none = await t.http().post('/v2/tags/valid_tag').set('X-API-Key', t.keys.alice);
+      expect(none.status).toBe(415);
+      const huge = await alice().post('/v2/tags/valid_tag', ['x'.repeat(1024 * 1024)]);
+      expect(huge.status).toBe(413);
+      expect(huge.body.code).toBe('PAYLOAD_TOO_LARGE');
+    });
+
+    it('rejects invalid tags on GET and DELETE too, and invalid path addresses', async () => {
+      for (const response of [
+        await alice().get('/v2/tags/UPPER_case'),
+        await alice().get('/v2/tags/abc/addresses'),
+        await alice().del('/v2/tags/a-b-c-d-e'),
+      ]) {
+        expect(response.status).toBe(400);
+        expect(response.body.code).toBe('INVALID_TAG');
+      }
+      const address = await alice().get('/v2/addresses/0xnothex');
+      expect(address.status).toBe(400);
+      expect(address.body).toMatchObject({ code: 'INVALID_ADDRESS', details: [{ address: '0xnothex' }] });
+    });
+  });
+
+  describe('reads', () => {
+    it('lists tags by name with counts and timestamps, paged', async () => {
+      const addresses = evmAddresses(3);
+      await alice().post('/v2/tags/listed_b', addresses).expect(200);
+      await alice().post('/v2/tags/listed_a', addresses.slice(0, 1)).expect(200);
+      const all: { tag: string; address_count: number; created_at: string; updated_at: string }[] = await followPages(
+        alice().get,
+        '/v2/tags?per_page=100',
+      );
+      const names = all.map((tag) => tag.tag);
+      expect(names).toEqual([...names].sort());
+      expect(names).not.toContain('0');
+      expect(all.find((tag) => tag.tag === 'listed_b')).toMatchObject({ address_count: 3 });
+      expect(all.find((tag) => tag.tag === 'listed_a')!.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      const second = await alice().get('/v2/tags?per_page=2&page=2').expect(200);
+      expect(second.body.map((tag: { tag: string }) => tag.tag)).toEqual(names.slice(2, 4));
+      expect(second.headers.link).toContain('rel="prev"');
+    });
+
+    it("lists a tag's addresses by time of assignment, then address, with per_page", async () => {
+      const first = evmAddresses(3).sort();
+      await alice().post('/v2/tags/ordered_tag', first).expect(200);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const [later] = evmAddresses(1);
+      await alice().post('/v2/tags/ordered_tag', [later]).expect(200);
+      const page1 = await alice().get('/v2/tags/ordered_tag/addresses?per_page=2').expect(200);
+      const page2 = await alice().get('/v2/tags/ordered_tag/addresses?per_page=2&page=2').expect(200);
+      expect([...page1.body, ...page2.body].map((record: { address: string }) => record.address)).toEqual([
+        ...first,
+        later,
+      ]);
+      expect(page1.body[0]).toEqual({ address: first[0], tags: ['ordered_tag'], chains: EVM_CHAINS });
+      expect(page1.headers.link).toContain('per_page=2');
+    });
+
+    it('treats 0 as tracked-without-a-tag everywhere', async () => {
+      const [address] = evmAddresses(1);
+      const tracked = await alice().post('/v2/tags/0', [address]).expect(200);
+      expect(tracked.body).toEqual([{ address, tags: ['0'], chains: EVM_CHAINS }]);
+      const untagged = (await followPages(alice().get, '/v2/tags/0/addresses?per_page=100')).map(
+        (record: { address: string }) => record.address,
+      );
+      expect(untagged).toContain(address);
+      expect((await alice().get('/v2/tags/0')).body).toMatchObject({
+        tag: '0',
+        stats: { address_count: untagged.length },
+      });
+      const tagged = await alice().post('/v2/tags/now_tagged', [address]).expect(200);
+      expect(tagged.body[0].tags).toEqual(['now_tagged']);
+      const untaggedAfter = (await followPages(alice().get, '/v2/tags/0/addresses?per_page=100')).map(
+        (record: { address: string }) => record.address,
+      );
+      expect(untaggedAfter).not.toContain(address);
+    });
+
+    it('answers an unknown tag with 404 TAG_NOT_FOUND and an unknown address with empty tags and zero stats', async () => {
+      for (const path of ['/v2/tags/never_made', '/v2/tags/never_made/addresses']) {
+        const response = await alice().get(path);
+        expect(response.status).toBe(404);
+        expect(response.body.code).toBe('TAG_NOT_FOUND');
+      }
+      const [address] = evmAddresses(1);
+      const { body } = await alice()
+        .get(`/v2/addresses/${address.toUpperCase().replace('0X', '0x')}`)
+        .expect(200);
+      expect(body).toEqual({
+        address,
+        chains: EVM_CHAINS,
+        tags: [],
+        stats: { token_holding_count: 0, txn_count: 0, total_value_usd: 0 },
+      });
+    });
+  });
+
+  describe('removal', () => {
+    it('removes a tag from addresses, which stay tracked, and deletes a tag outright', async () => {
+      const addresses = evmAddresses(3);
+      await alice().post('/v2/tags/removable', addresses).expect(200);
+      await alice().post('/v2/tags/keeper_tag', [addresses[0]]).expect(200);
+      const removed = await alice().del('/v2/tags/removable/addresses', [addresses[0], addresses[1]]).expect(200);
+      expect(removed.body).toEqual([
+        { address: addresses[0], tags: ['keeper_tag'], chains: EVM_CHAINS },
+        { address: addresses[1], tags: ['0'], chains: EVM_CHAINS },
+      ]);
+      expect((await alice().get('/v2/tags/removable')).body.stats.address_count).toBe(1);
+      await alice().del('/v2/tags/removable').expect(204);
+      await alice().get('/v2/tags/removable').expect(404);
+      expect((await alice().get(`/v2/addresses/${addresses[2]}`)).body.tags).toEqual(['0']);
+      const again = await alice().del('/v2/tags/removable');
+      expect(again.status).toBe(404);
+      expect((await alice().del('/v2/tags/0')).status).toBe(400);
+    });
+
+    it('stops tracking untagged addresses removed from 0', async () => {
+      const [address] = evmAddresses(1);
+      await alice().post('/v2/tags/0', [address]).expect(200);
+      const { body } = await alice().del('/v2/tags/0/addresses', [address]).expect(200);
+      expect(body).toEqual([{ address, tags: [], chains: EVM_CHAINS }]);
+    });
+
+    it('needs a JSON body to remove addresses', async () => {
+      const response = await t.http().delete('/v2/tags/keeper_tag/addresses').set('X-API-Key', t.keys.alice);
+      expect(response.status).toBe(415);
+    });
+  });
+
+  describe('account isolation', () => {
+    it('keeps tags, memberships, stats and filters to the account that made them', async () => {
+      const [address] = evmAddresses(1);
+      await alice().post('/v2/tags/alice_only', [address]).expect(200);
+      await bob().post('/v2/tags/bob_own_tag', [address]).expect(200);
+
+      expect((await followPages(bob().get, '/v2/tags?per_page=100')).map((tag: { tag: string }) => tag.tag)).toEqual([
+        'bob_own_tag',
+      ]);
+      for (const path of [
+        '/v2/tags/alice_only',
+        '/v2/tags/alice_only/addresses',
+        '/v2/token-holdings?tag=alice_only',
+        '/v2/transactions?tag=alice_only',
+      ]) {
+        const response = await bob().get(path);
+        expect({ path, status: response.status, code: response.body.code }).toEqual({
+          path,
+          status: 404,
+          code: 'TAG_NOT_FOUND',
+        });
+      }
+      expect((await bob().del('/v2/tags/alice_only')).status).toBe(404);
+      expect((await bob().get(`/v2/addresses/${address}`)).body.tags).toEqual(['bob_own_tag']);
+      expect((await alice().get(`/v2/addresses/${address}`)).body.tags).toEqual(['alice_only']);
+      const bobTagged = await bob().post('/v2/tags/alice_only', [address]).expect(200);
+      expect(bobTagged.body[0].tags).toEqual(['alice_only', 'bob_own_tag']);
+      expect((await alice().get('/v2/tags/alice_only')).body.stats.address_count).toBe(1);
+    });
+
+    it('counts the 50-tag cap per account', async () => {
+      const [address] = evmAddresses(1);
+      for (const tag of tagNames(50, 'alice_cap')) await alice().post(`/v2/tags/${tag}`, [address]).expect(200);
+      await bob().post('/v2/tags/bob_free', [address]).expect(200);
+    });
+  });
+});
+
+/** Every item of a paged list, following the Link header's `next` relation. */
+async function followPages(
+  get: (path: string) => Promise<{ body: any[]; headers: Record<string, string> }>,
+  path: string,
+): Promise<any[]> {
+  const items: any[] = [];
+  for (let next: string | undefined = path; next !== undefined;) {
+    const response = await get(next);
+    items.push(...response.body);
+    const match = /<([^>]+)>;\s*rel="next"/.exec(response.headers.link ?? '');
+    next = match ? new URL(match[1]!).pathname + new URL(match[1]!).search : undefined;
+  }
+  return items;
+}
+
+describe.each(DATABASES)('tags persist across restarts on %s', (kind) => {
+  it('finds every tag and membership after the app restarts on the same database', async () => {
+    const db = await freshDatabase(kind);
+    const first = await startTestApp({ databaseUrl: db.url });
+    const addresses = evmAddresses(4);
+    const post = (tag: string, body: string[]) =>
+      first
+        .http()
+        .post(`/v2/tags/${tag}`)
+        .set('X-API-Key', first.keys.alice)
+        .set('Content-Type', 'application/json')
+        .send(body);
+    await post('persisted_a', addresses).expect(200);
+    await post('persisted_b', addresses.slice(0, 2)).expect(200);
+    await post('0', [FAMILY_EXAMPLES.ton.input]).expect(200);
+    const tagsBefore = (await first.http().get('/v2/tags').set('X-API-Key', first.keys.alice)).body;
+    await first.close();
+
+    const second = await startTestApp({ databaseUrl: db.url, keys: first.keys });
+    try {
+      const get = (path: string) => second.http().get(path).set('X-API-Key', second.keys.alice).expect(200);
+      expect((await get('/v2/tags')).body).toEqual(tagsBefore);
+      expect(
+        (await get('/v2/tags/persisted_a/addresses')).body.map((record: { address: string }) => record.address).sort(),
+      ).toEqual([...addresses].sort());
+      expect((await get(`/v2/addresses/${addresses[0]}`)).body.tags).toEqual(['persisted_a', 'persisted_b']);
+      expect((await get(`/v2/addresses/${FAMILY_EXAMPLES.ton.input}`)).body.tags).toEqual(['0']);
+    } finally {
+      await second.close();
+      await db.drop();
+    }
+  });
+});
