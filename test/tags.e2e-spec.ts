@@ -74,7 +74,7 @@ describe.each(DATABASES)('tags on %s', (kind) => {
     });
 
     it('treats assigning a tag the address already carries as a no-op', async () => {
-      const [address] = evmAddresses(1);
+      const address = evmAddress().canonical;
       await alice().post('/v2/tags/repeat_tag', [address]).expect(200);
       const before = (await alice().get('/v2/tags')).body.find((tag: { tag: string }) => tag.tag === 'repeat_tag');
       const again = await alice().post('/v2/tags/repeat_tag', [address]).expect(200);
@@ -103,7 +103,7 @@ describe.each(DATABASES)('tags on %s', (kind) => {
     });
 
     it('holds the cap under 60 parallel requests of distinct tags for one address', async () => {
-      const [address] = evmAddresses(1);
+      const address = evmAddress().canonical;
       const tags = tagNames(60, 'race');
       const responses = await Promise.all(tags.map((tag) => alice().post(`/v2/tags/${tag}`, [address])));
       const statuses = responses.map((response) => response.status);
@@ -245,7 +245,7 @@ describe.each(DATABASES)('tags on %s', (kind) => {
       const first = evmAddresses(3).sort();
       await alice().post('/v2/tags/ordered_tag', first).expect(200);
       await new Promise((resolve) => setTimeout(resolve, 5));
-      const [later] = evmAddresses(1);
+      const later = evmAddress().canonical;
       await alice().post('/v2/tags/ordered_tag', [later]).expect(200);
       const page1 = await alice().get('/v2/tags/ordered_tag/addresses?per_page=2').expect(200);
       const page2 = await alice().get('/v2/tags/ordered_tag/addresses?per_page=2&page=2').expect(200);
@@ -258,7 +258,7 @@ describe.each(DATABASES)('tags on %s', (kind) => {
     });
 
     it('treats 0 as tracked-without-a-tag everywhere', async () => {
-      const [address] = evmAddresses(1);
+      const address = evmAddress().canonical;
       const tracked = await alice().post('/v2/tags/0', [address]).expect(200);
       expect(tracked.body).toEqual([{ address, tags: ['0'], chains: EVM_CHAINS }]);
       const untagged = (await followPages(alice().get, '/v2/tags/0/addresses?per_page=100')).map(
@@ -283,7 +283,7 @@ describe.each(DATABASES)('tags on %s', (kind) => {
         expect(response.status).toBe(404);
         expect(response.body.code).toBe('TAG_NOT_FOUND');
       }
-      const [address] = evmAddresses(1);
+      const address = evmAddress().canonical;
       const { body } = await alice()
         .get(`/v2/addresses/${address.toUpperCase().replace('0X', '0x')}`)
         .expect(200);
@@ -316,7 +316,7 @@ describe.each(DATABASES)('tags on %s', (kind) => {
     });
 
     it('stops tracking untagged addresses removed from 0', async () => {
-      const [address] = evmAddresses(1);
+      const address = evmAddress().canonical;
       await alice().post('/v2/tags/0', [address]).expect(200);
       const { body } = await alice().del('/v2/tags/0/addresses', [address]).expect(200);
       expect(body).toEqual([{ address, tags: [], chains: EVM_CHAINS }]);
@@ -330,7 +330,7 @@ describe.each(DATABASES)('tags on %s', (kind) => {
 
   describe('account isolation', () => {
     it('keeps tags, memberships, stats and filters to the account that made them', async () => {
-      const [address] = evmAddresses(1);
+      const address = evmAddress().canonical;
       await alice().post('/v2/tags/alice_only', [address]).expect(200);
       await bob().post('/v2/tags/bob_own_tag', [address]).expect(200);
 
@@ -359,7 +359,7 @@ describe.each(DATABASES)('tags on %s', (kind) => {
     });
 
     it('counts the 50-tag cap per account', async () => {
-      const [address] = evmAddresses(1);
+      const address = evmAddress().canonical;
       for (const tag of tagNames(50, 'alice_cap')) await alice().post(`/v2/tags/${tag}`, [address]).expect(200);
       await bob().post('/v2/tags/bob_free', [address]).expect(200);
     });
