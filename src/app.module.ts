@@ -16,11 +16,23 @@ import { AppConfig } from './config/config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthController } from './health/health.controller';
+import { HoldingsModule } from './holdings/holdings.module';
+import { IngestModule } from './ingest/ingest.module';
 import { TagsModule } from './tags/tags.module';
 import { TokensModule } from './tokens/tokens.module';
+import { TransactionsModule } from './transactions/transactions.module';
 
 /** The modules that hold data and rules; shared by the HTTP server and the CLI. */
-export const DOMAIN_MODULES = [AccountsModule, ChainsModule, TokensModule, TagsModule, AddressesModule];
+export const DOMAIN_MODULES = [
+  AccountsModule,
+  ChainsModule,
+  TokensModule,
+  TagsModule,
+  AddressesModule,
+  HoldingsModule,
+  TransactionsModule,
+  IngestModule,
+];
 
 @Module({})
 export class AppModule {

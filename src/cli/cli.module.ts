@@ -3,6 +3,7 @@ import { AccountsModule } from '../accounts/accounts.module';
 import { AppConfig } from '../config/config';
 import { ConfigModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
+import { IngestModule } from '../ingest/ingest.module';
 
 /** The modules the command line needs: the same services the HTTP API uses, without the HTTP layer. */
 @Module({})
@@ -10,7 +11,7 @@ export class CliModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: CliModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule, AccountsModule],
+      imports: [ConfigModule.forRoot(config), DatabaseModule, AccountsModule, IngestModule],
     };
   }
 }

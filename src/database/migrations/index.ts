@@ -1,6 +1,12 @@
 import { Foundation1763700000000 } from './1763700000000-foundation';
 import { Tags1763700000001 } from './1763700000001-tags';
 import { Data1763700000002 } from './1763700000002-data';
+import { TransactionPaging1763700000003 } from './1763700000003-transaction-paging';
 
 /** Every migration, oldest first. */
-export const MIGRATIONS = [Foundation1763700000000, Tags1763700000001, Data1763700000002];
+export const MIGRATIONS = [
+  Foundation1763700000000,
+  Tags1763700000001,
+  Data1763700000002,
+  TransactionPaging1763700000003,
+];

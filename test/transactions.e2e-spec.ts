@@ -1,0 +1,370 @@
+import { randomBytes } from 'node:crypto';
+import { IngestService } from '../src/ingest/ingest.service';
+import { encodeCursor } from '../src/transactions/cursor';
+import { runCli } from './support/cli';
+import {
+  bitcoinLegacyAddress,
+  compareBinary,
+  deployment,
+  evmAddress,
+  expectedTransaction,
+  ndjson,
+  segwitAddress,
+  solanaAddress,
+  transaction,
+  TransactionFixture,
+  transactionLine,
+} from './support/factories';
+import { DATABASES, freshDatabase, startTestApp, TestApp } from './support/test-app';
+
+const TRANSACTION_FIELDS = [
+  'block_hash',
+  'block_number',
+  'block_time',
+  'chain',
+  'from_address',
+  'id',
+  'to_address',
+  'token_address',
+  'tx_hash',
+  'value',
+];
+
+const at = (minute: number, millis = 0) => new Date(Date.UTC(2024, 4, 1, 12, minute, 0, millis)).toISOString();
+
+describe.each(DATABASES)('GET /v2/transactions on %s', (kind) => {
+  let t: TestApp;
+  let drop: () => Promise<void>;
+
+  const p = evmAddress('tx-p');
+  const q = evmAddress('tx-q');
+  const r = evmAddress('tx-r');
+  const segwit = segwitAddress('tx-segwit');
+  const legacy = bitcoinLegacyAddress('tx-legacy');
+  const sol = solanaAddress('tx-sol');
+  const usdtEthereum = deployment('tether', 'ethereum').address;
+  const usdtBnb = deployment('tether', 'bnb').address;
+  const usdcSolana = deployment('usd-coin', 'solana').address;
+  const evm = [p, q, r];
+
+  const TXS: TransactionFixture[] = [
+    transaction({ id: 'eth-1', chain: 'ethereum', from: p, to: q, block_time: at(1) }),
+    transaction({ id: 'eth-2', chain: 'ethereum', token_address: usdtEthereum, from: q, to: p, block_time: at(2) }),
+    transaction({ id: 'self', chain: 'ethereum', from: p, to: p, block_time: at(3) }),
+    transaction({ id: 'mint', chain: 'bnb', token_address: usdtBnb, from: '0', to: p, block_time: at(4) }),
+    // Three rows in one instant: the id breaks the tie, in binary order ("B" < "C" < "a").
+    transaction({ id: 'tie-B', chain: 'bnb', from: r, to: q, block_time: at(5) }),
+    transaction({ id: 'tie-a', chain: 'bnb', from: q, to: r, block_time: at(5) }),
+    transaction({ id: 'tie-C', chain: 'ethereum', from: r, to: p, block_time: at(5) }),
+    transaction({ id: 'btc-1', chain: 'bitcoin', from: segwit, to: legacy, block_time: at(6) }),
+    transaction({ id: 'millis', chain: 'polygon', from: p, to: r, block_time: at(6, 250) }),
+    transaction({ id: 'sol-1', chain: 'solana', token_address: usdcSolana, from: sol, to: sol, block_time: at(7) }),
+    transaction({
+      id: 'big',
+      chain: 'ethereum',
+      from: q,
+      to: r,
+      value: '9'.repeat(78),
+      block_number: '999999999999999999',
+      block_time: at(8),
+    }),
+    ...Array.from({ length: 14 }, (_v, index) =>
+      transaction({
+        id: `fill-${String(index).padStart(2, '0')}`,
+        chain: index % 2 === 0 ? 'base' : 'arbitrum',
+        from: evm[index % 3]!,
+        to: evm[(index + 1) % 3]!,
+        block_time: at(10 + index),
+      }),
+    ),
+  ];
+
+  function expected(keep: (tx: TransactionFixture) => boolean = () => true): Record<string, unknown>[] {
+    return TXS.filter(keep)
+      .sort((x, y) => compareBinary(y.block_time, x.block_time) || compareBinary(y.id, x.id))
+      .map(expectedTransaction);
+  }
+
+  const party = (tx: TransactionFixture, address: { canonical: string }) =>
+    tx.to.canonical === address.canonical || (tx.from !== '0' && tx.from.canonical === address.canonical);
+
+  beforeAll(async () => {
+    const db = await freshDatabase(kind);
+    drop = db.drop;
+    t = await startTestApp({ databaseUrl: db.url });
+    const imported = await runCli(t.databaseUrl, ['import', '-'], ndjson(TXS.map(transactionLine)));
+    expect(imported.code).toBe(0);
+    await post(t.keys.alice, 'traders', [p.input, r.input]).expect(200);
+    await post(t.keys.alice, '0', [sol.input]).expect(200);
+    await post(t.keys.bob, 'bobs_tag', [q.input]).expect(200);
+  }, 60_000);
+
+  afterAll(async () => {
+    await t.close();
+    await drop();
+  });
+
+  function post(key: string, tag: string, addresses: string[]) {
+    return t
+      .http()
+      .post(`/v2/tags/${tag}`)
+      .set('X-API-Key', key)
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify(addresses));
+  }
+
+  const get = (query: string, key = t.keys.alice) =>
+    t
+      .http()
+      .get(`/v2/transactions?${query.includes('per_page=') ? query : `per_page=100&${query}`}`)
+      .set('X-API-Key', key);
+
+  async function list(query: string): Promise<Record<string, unknown>[]> {
+    const response = await get(query);
+    expect(response.status).toBe(200);
+    expect(response.headers.link).toBeUndefined();
+    return response.body as Record<string, unknown>[];
+  }
+
+  it('lists every transaction newest first (block_time, then id in binary order), with exactly the spec fields', async () => {
+    const body = await list('');
+    expect(body).toEqual(expected());
+    expect(body.filter((row) => String(row.id).startsWith('tie-')).map((row) => row.id)).toEqual([
+      'tie-a',
+      'tie-C',
+      'tie-B',
+    ]);
+    for (const row of body) expect(Object.keys(row).sort()).toEqual(TRANSACTION_FIELDS);
+  });
+
+  it('keeps 78-digit values and 18-digit block numbers exact, block_number as a string', async () => {
+    const [big] = await list(`address=${q.canonical}&since=${at(7, 999)}&chain=ethereum`);
+    expect(big).toMatchObject({ id: 'big', value: '9'.repeat(78), block_number: '999999999999999999' });
+    for (const row of await list('')) expect(row.block_number).toMatch(/^\d+$/);
+  });
+
+  describe('each filter alone', () => {
+    it('address: sender or recipient, any spelling, a transfer to oneself once', async () => {
+      for (const address of [p, q, segwit, legacy, sol]) {
+        const keep = (tx: TransactionFixture) => party(tx, address);
+        expect(expected(keep).length).toBeGreaterThan(0);
+        expect(await list(`address=${encodeURIComponent(address.input)}`)).toEqual(expected(keep));
+      }
+      const mine = await list(`address=${p.canonical}`);
+      expect(mine.filter((row) => row.id === 'self')).toHaveLength(1);
+      expect((await list(`address=${sol.input}`)).map((row) => row.id)).toEqual(['sol-1']);
+    });
+
+    it.each<[string, (tx: TransactionFixture) => boolean]>([
+      ['chain=bnb', (tx) => tx.chain === 'bnb'],
+      ['chain=dogecoin', () => false],
+      ['token_address=0', (tx) => tx.token_address === '0'],
+      [`token_address=USDT_ETH`, (tx) => tx.token_address === usdtEthereum],
+      [`since=${at(5)}`, (tx) => tx.block_time > at(5)],
+      [`since=${at(6).replace('.000Z', '.249Z')}`, (tx) => tx.block_time > at(6, 249)],
+      [`since=${at(6).replace('.000Z', 'Z')}`, (tx) => tx.block_time > at(6)],
+      ['since=2030-01-01T00:00:00Z', () => false],
+    ])('%s', async (query, keep) => {
+      expect(await list(query.replace('USDT_ETH', usdtEthereum.toUpperCase().replace('0X', '0x')))).toEqual(
+        expected(keep),
+      );
+    });
+
+    it('tag: sent or received by a member, a transfer between two members once; 0: the tracked, untagged', async () => {
+      const members = [p, r];
+      const keep = (tx: TransactionFixture) => members.some((member) => party(tx, member));
+      const rows = await list('tag=traders');
+      expect(rows).toEqual(expected(keep));
+      expect(rows.filter((row) => row.id === 'millis')).toHaveLength(1);
+      expect(await list('tag=0')).toEqual(expected((tx) => party(tx, sol)));
+      const bobs = await get('tag=bobs_tag', t.keys.bob).expect(200);
+      expect(bobs.body).toEqual(expected((tx) => party(tx, q)));
+    });
+  });
+
+  describe('filters combined (AND)', () => {
+    const inTraders = (tx: TransactionFixture) => party(tx, p) || party(tx, r);
+    it.each<[string, (tx: TransactionFixture) => boolean]>([
+      ['address=P&chain=ethereum', (tx) => party(tx, p) && tx.chain === 'ethereum'],
+      ['address=P&chain=bnb&token_address=USDT_BNB', (tx) => party(tx, p) && tx.token_address === usdtBnb],
+      [`address=Q&since=${at(4)}`, (tx) => party(tx, q) && tx.block_time > at(4)],
+      // q is no member; its transfers with a member still match both conditions.
+      ['address=Q&tag=traders', (tx) => party(tx, q) && inTraders(tx)],
+      [`tag=traders&chain=bnb&since=${at(4)}`, (tx) => inTraders(tx) && tx.chain === 'bnb' && tx.block_time > at(4)],
+      ['chain=ethereum&token_address=0', (tx) => tx.chain === 'ethereum' && tx.token_address === '0'],
+      ['address=P&chain=solana', () => false],
+    ])('%s', async (template, keep) => {
+      const query = template.replace('=P', `=${p.input}`).replace('=Q', `=${q.canonical}`).replace('USDT_BNB', usdtBnb);
+      expect(expected(keep).length).toBeGreaterThanOrEqual(0);
+      expect(await list(query)).toEqual(expected(keep));
+    });
+  });
+
+  /** Follows `next` links from the first page; `between` runs before each following page is fetched. */
+  async function walk(query: string, between: () => Promise<void> = async () => {}) {
+    const pages: Record<string, unknown>[][] = [];
+    let url: string | undefined = `/v2/transactions?${query}`;
+    while (url !== undefined) {
+      const response = await t.http().get(url).expect(200);
+      pages.push(response.body);
+      const links = parseLinks(response.headers.link);
+      expect(links.last).toBeUndefined();
+      expect(links.prev).toBeUndefined();
+      if (pages.length === 1) expect(links.first).toBeUndefined();
+      else expect(new URL(links.first!).searchParams.has('after')).toBe(false);
+      for (const href of Object.values(links)) {
+        const params = new URL(href).searchParams;
+        for (const [name, value] of new URLSearchParams(query)) expect(params.get(name)).toBe(value);
+      }
+      url = links.next === undefined ? undefined : new URL(links.next).pathname + new URL(links.next).search;
+      if (url !== undefined) await between();
+    }
+    return pages;
+  }
+
+  it('pages by cursor through every row once, Link next/first repeating every parameter, never last', async () => {
+    const pages = await walk(`api_key=${t.keys.alice}&per_page=4&chain=ethereum`);
+    const all = expected((tx) => tx.chain === 'ethereum');
+    expect(pages.flat()).toEqual(all);
+    expect(pages.map((page) => page.length)).toEqual([
+      4,
+      ...Array.from({ length: pages.length - 1 }, (_v, i) =>
+        i === pages.length - 2 ? all.length - 4 * (pages.length - 1) : 4,
+      ),
+    ]);
+  });
+
+  it('stays exact while newer rows are inserted between page fetches, also on the sender/recipient branches', async () => {
+    const ingest = t.app.get(IngestService);
+    let minute = 0;
+    const insertNewer = async () => {
+      minute += 1;
+      const newer = [
+        transaction({
+          id: `new-${kind}-${minute}-a`,
+          chain: 'ethereum',
+          from: p,
+          to: q,
+          block_time: `2025-01-01T00:${String(minute).padStart(2, '0')}:00.000Z`,
+        }),
+        transaction({
+          id: `new-${kind}-${minute}-b`,
+          chain: 'base',
+          from: r,
+          to: p,
+          block_time: `2025-01-01T00:${String(minute).padStart(2, '0')}:00.000Z`,
+        }),
+      ];
+      const report = await ingest.import([ndjson(newer.map(transactionLine))]);
+      expect(report.committed).toBe(true);
+    };
+    // Each walk starts from what is stored at that moment, rows inserted by earlier walks included.
+    for (const [query, perPage] of [
+      ['', 3],
+      [`address=${p.canonical}&since=${at(0)}`, 2],
+      ['tag=traders&since=2000-01-01T00:00:00Z', 5],
+    ] as const) {
+      const before = await list(query);
+      const pages = await walk(
+        `api_key=${t.keys.alice}&per_page=${perPage}${query === '' ? '' : `&${query}`}`,
+        insertNewer,
+      );
+      expect(pages.length).toBeGreaterThan(2);
+      expect(pages.flat()).toEqual(before);
+    }
+    expect(minute).toBeGreaterThan(10);
+  });
+
+  it('accepts a cursor after a restart: the signing secret is stored in the database', async () => {
+    const first = await get(`api_key=${t.keys.alice}&per_page=2`).expect(200);
+    const next = parseLinks(first.headers.link).next!;
+    const other = await startTestApp({ databaseUrl: t.databaseUrl, keys: t.keys });
+    try {
+      const url = new URL(next);
+      const again = await other
+        .http()
+        .get(url.pathname + url.search)
+        .expect(200);
+      const here = await t
+        .http()
+        .get(url.pathname + url.search)
+        .expect(200);
+      expect(again.body).toEqual(here.body);
+      expect(again.body).toHaveLength(2);
+    } finally {
+      await other.close();
+    }
+  });
+
+  describe('errors', () => {
+    it('answers a forged, garbled or foreign cursor with 400 INVALID_QUERY', async () => {
+      const first = await get('per_page=2').expect(200);
+      const cursor = new URL(parseLinks(first.headers.link).next!).searchParams.get('after')!;
+      const [payload, mac] = cursor.split('.') as [string, string];
+      const forgedPayload = Buffer.from(JSON.stringify(['2099-01-01T00:00:00.000Z', 'zzz'])).toString('base64url');
+      const foreign = encodeCursor({ blockTime: '2024-05-01T12:05:00.000Z', id: 'tie-a' }, randomBytes(32));
+      for (const after of [
+        `${forgedPayload}.${mac}`,
+        `${payload}.${mac.slice(0, -2)}AA`,
+        payload,
+        foreign,
+        'garbage',
+        '',
+        `${cursor}x`,
+        "'; DROP TABLE transactions; --",
+        'x'.repeat(5000),
+      ]) {
+        const response = await get(`after=${encodeURIComponent(after)}`);
+        expect({ after, status: response.status, code: response.body.code }).toEqual({
+          after,
+          status: 400,
+          code: 'INVALID_QUERY',
+        });
+      }
+    });
+
+    it.each([
+      '2024-05-01',
+      '2024-05-01T12:00:00',
+      '2024-05-01T12:00Z',
+      '2024-05-01T12:00:00+00:00',
+      '2024-05-01 12:00:00Z',
+      '2024-02-30T00:00:00Z',
+      '2024-05-01T24:00:00Z',
+      '2024-05-01T12:00:00.1234Z',
+      '1714564800',
+      'yesterday',
+      '',
+    ])('answers since=%j with 400 INVALID_QUERY', async (since) => {
+      const response = await get(`since=${encodeURIComponent(since)}`);
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({ code: 'INVALID_QUERY', details: [{ parameter: 'since' }] });
+    });
+
+    it.each([
+      ['chain=tron', 'INVALID_QUERY', 400],
+      ['chain=', 'INVALID_QUERY', 400],
+      ['before=abc', 'INVALID_QUERY', 400],
+      ['page=2', 'INVALID_QUERY', 400],
+      ['per_page=101', 'INVALID_QUERY', 400],
+      ['address=0x12', 'INVALID_ADDRESS', 400],
+      ['address=bc1notanaddress', 'INVALID_ADDRESS', 400],
+      [`chain=solana&token_address=${usdtEthereum}`, 'INVALID_ADDRESS', 400],
+      ['tag=x', 'INVALID_TAG', 400],
+      ['tag=bobs_tag', 'TAG_NOT_FOUND', 404],
+    ])('%s → %s', async (query, code, status) => {
+      const response = await get(query);
+      expect(response.status).toBe(status);
+      expect(response.body).toMatchObject({ statusCode: status, code });
+    });
+  });
+});
+
+function parseLinks(header: string | undefined): Record<string, string> {
+  const links: Record<string, string> = {};
+  for (const part of (header ?? '').split(',').filter(Boolean)) {
+    const match = /<([^>]+)>;\s*rel="(\w+)"/.exec(part.trim());
+    if (match) links[match[2]!] = match[1]!;
+  }
+  return links;
+}
