@@ -21,6 +21,7 @@ import {
 import { DATABASES, freshDatabase, startTestApp, TestApp } from './support/test-app';
 
 const HOLDING_FIELDS = [
+  'address',
   'balance',
   'chain',
   'holders',
@@ -116,6 +117,7 @@ describe.each(DATABASES)('GET /v2/token-holdings on %s', (kind) => {
         const { token, decimals } = tokenOf(holding.chain, holding.token_address);
         return {
           chain: holding.chain,
+          address: holding.address.canonical,
           token_address: holding.token_address,
           token_name: token.name,
           token_symbol: token.symbol,
@@ -169,7 +171,7 @@ describe.each(DATABASES)('GET /v2/token-holdings on %s', (kind) => {
     return response.body as Record<string, unknown>[];
   }
 
-  it('lists every holding above zero in chain, token_address, address order, with exactly the spec fields', async () => {
+  it('lists every holding above zero in chain, token_address, address order, with the spec fields and the holder address', async () => {
     const body = await list('');
     expect(body).toEqual(expected());
     for (const row of body) expect(Object.keys(row).sort()).toEqual(HOLDING_FIELDS);

@@ -14,6 +14,7 @@ export interface HoldingFilters {
 
 export interface HoldingRow {
   chain: string;
+  address: string;
   token_address: string;
   balance: string;
   updated_at: Date | string;
@@ -54,7 +55,7 @@ export class HoldingsRepository {
     const where = whereClause(filters);
     const next = where.params.length + 1;
     return this.db.query<HoldingRow>(
-      `SELECT h.chain, h.token_address, h.balance, h.updated_at, d.decimals, t.name, t.symbol, t.icon_url,
+      `SELECT h.chain, h.address, h.token_address, h.balance, h.updated_at, d.decimals, t.name, t.symbol, t.icon_url,
          (SELECT p.usd FROM prices p WHERE p.token_id = d.token_id ORDER BY p.at DESC LIMIT 1) AS usd
        FROM holdings h
        JOIN token_deployments d ON d.chain = h.chain AND d.address = h.token_address

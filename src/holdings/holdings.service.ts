@@ -46,6 +46,7 @@ function tokenKey(token: { chain: string; token_address: string }): string {
 function toTokenHolding(row: HoldingRow, holders: number): TokenHoldingDto {
   return {
     chain: row.chain,
+    address: row.address,
     token_address: row.token_address,
     token_name: row.name,
     token_symbol: row.symbol,

@@ -13,7 +13,8 @@ import { dialectOf } from './1763700000000-foundation';
  * - transactions_by_time (block_time, id) is the default newest-first order: keyset pages read it
  *   backwards from the cursor without sorting. The address filter (sender OR recipient) reads
  *   transactions_by_sender and transactions_by_recipient, each already in (block_time, id) order,
- *   and merges them; transactions_by_chain serves chain and chain+token filters in the same order.
+ *   and merges them; transactions_by_chain serves the chain+token filter in the same order (the
+ *   chain filter alone gets its own index in a later migration).
  * - prices' key (token_id, at) finds a token's latest price with one backward index step.
  * Balances and values are numeric(78,0) on PostgreSQL and decimal text on SQLite (see dialect.ts).
  */

@@ -1,9 +1,18 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-/** One row of GET /v2/token-holdings, field for field as the interface spec (2.3) names them. */
+/**
+ * One row of GET /v2/token-holdings: the fields of the interface spec (2.3), plus `address`, the
+ * holder, without which a list filtered by tag could not say whose holding a row is.
+ */
 export class TokenHoldingDto {
   @ApiProperty({ example: 'ethereum' })
   chain!: string;
+
+  @ApiProperty({
+    example: '0x52908400098527886e0f7030069857d2e4169ee7',
+    description: 'Extension: the canonical address holding the balance.',
+  })
+  address!: string;
 
   @ApiProperty({
     example: '0xdac17f958d2ee523a2206206994597c13d831ec7',
