@@ -17,12 +17,13 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   app.disable('x-powered-by');
   app.use(
     helmet({
-      // Swagger UI at /docs runs an inline bootstrap script and styles; everything else stays at helmet's defaults.
+      // Swagger UI at /docs has an inline <style> block; its scripts are files. Self-hosted installs
+      // are often reached over plain HTTP, where upgrading the page's asset requests to HTTPS would break it.
       contentSecurityPolicy: {
         directives: {
-          'script-src': ["'self'", "'unsafe-inline'"],
           'style-src': ["'self'", "'unsafe-inline'"],
-          'img-src': ["'self'", 'data:', 'https:'],
+          'img-src': ["'self'", 'data:'],
+          'upgrade-insecure-requests': null,
         },
       },
     }),
