@@ -135,14 +135,25 @@ describe.each(DATABASES)('foundation on %s', (kind) => {
       expect(beyond.body).toEqual([]);
     });
 
-    it.each(['per_page=0', 'per_page=101', 'per_page=abc', 'per_page=2.5', 'page=0', 'page=-1', 'limit=5'])(
-      'rejects %s with 400 INVALID_QUERY',
-      async (query) => {
-        const response = await get(`&${query}`);
-        expect(response.status).toBe(400);
-        expect(response.body.code).toBe('INVALID_QUERY');
-      },
-    );
+    it('answers a far page with an empty list', async () => {
+      expect((await get('&page=1000000000').expect(200)).body).toEqual([]);
+    });
+
+    it.each([
+      'per_page=0',
+      'per_page=101',
+      'per_page=abc',
+      'per_page=2.5',
+      'page=0',
+      'page=-1',
+      'page=1000000001',
+      'per_page=1&per_page=2',
+      'limit=5',
+    ])('rejects %s with 400 INVALID_QUERY', async (query) => {
+      const response = await get(`&${query}`);
+      expect(response.status).toBe(400);
+      expect(response.body.code).toBe('INVALID_QUERY');
+    });
   });
 
   describe('errors and headers', () => {
@@ -155,6 +166,13 @@ describe.each(DATABASES)('foundation on %s', (kind) => {
         code: 'NOT_FOUND',
         message: 'No route GET /v2/nothing-here',
       });
+    });
+
+    it("answers a path parameter with broken percent-encoding with the route's own 400", async () => {
+      const address = await t.http().get('/v2/addresses/%FF').set('X-API-Key', t.keys.alice);
+      expect([address.status, address.body.code]).toEqual([400, 'INVALID_ADDRESS']);
+      const tag = await t.http().get('/v2/tags/%E0%A4%A').set('X-API-Key', t.keys.alice);
+      expect([tag.status, tag.body.code]).toEqual([400, 'INVALID_TAG']);
     });
 
     it('sends a request id, security headers and no X-Powered-By', async () => {

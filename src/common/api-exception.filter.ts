@@ -44,10 +44,20 @@ export class ApiExceptionFilter implements ExceptionFilter {
       const status = exception.getStatus();
       const code = CODE_BY_STATUS[status];
       if (status === 404) return errorBody('NOT_FOUND', `No route ${request.method} ${request.path}`);
+      if (status === 400 && /^Failed to decode param/.test(exception.message)) return undecodablePath(request.path);
       if (code) return errorBody(code, clientMessage(exception));
     }
     return errorBody('INTERNAL', 'Internal server error; the request id in X-Request-Id identifies it in the logs.');
   }
+}
+
+/** A path parameter with broken percent-encoding is a bad address or tag, as the route names it. */
+function undecodablePath(path: string): ErrorBody {
+  if (path.startsWith('/v2/addresses/'))
+    return errorBody('INVALID_ADDRESS', 'The address in the path is not valid percent-encoded text.');
+  if (path.startsWith('/v2/tags/'))
+    return errorBody('INVALID_TAG', 'The tag in the path is not valid percent-encoded text.');
+  return errorBody('BAD_REQUEST', 'The path is not valid percent-encoded text.');
 }
 
 function clientMessage(exception: HttpException): string {

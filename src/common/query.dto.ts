@@ -16,11 +16,12 @@ export class KeyedQueryDto {
 
 export const DEFAULT_PER_PAGE = 30;
 export const MAX_PER_PAGE = 100;
+export const MAX_PAGE = 1_000_000_000;
 
 /** Digits only become numbers; anything else stays a string and fails @IsInt with a clear message. */
 const wholeNumber = () =>
   Transform(({ value }: { value: unknown }) =>
-    typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : value,
+    typeof value === 'string' && /^\d{1,12}$/.test(value) ? Number(value) : value,
   );
 
 export class PerPageQueryDto extends KeyedQueryDto {
@@ -48,7 +49,8 @@ export class PageQueryDto extends PerPageQueryDto {
   })
   @IsOptional()
   @wholeNumber()
-  @IsInt({ message: 'page must be a whole number from 1' })
-  @Min(1, { message: 'page must be a whole number from 1' })
+  @IsInt({ message: 'page must be a whole number from 1 to 1000000000' })
+  @Min(1, { message: 'page must be a whole number from 1 to 1000000000' })
+  @Max(MAX_PAGE, { message: 'page must be a whole number from 1 to 1000000000' })
   page: number = 1;
 }
