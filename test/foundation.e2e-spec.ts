@@ -2,21 +2,17 @@ import { readFileSync } from 'node:fs';
 import { AccountsService } from '../src/accounts/accounts.service';
 import { renderOpenApi, OPENAPI_PATH } from '../scripts/openapi';
 import { CHAIN_IDS } from '../src/chains/chain-ids';
-import { DATABASES, freshDatabase, startTestApp, TestApp } from './support/test-app';
+import { DATABASES, startOnFreshDatabase, TestApp } from './support/test-app';
 
 describe.each(DATABASES)('foundation on %s', (kind) => {
   let t: TestApp;
-  let drop: () => Promise<void>;
 
   beforeAll(async () => {
-    const db = await freshDatabase(kind);
-    drop = db.drop;
-    t = await startTestApp({ databaseUrl: db.url });
+    t = await startOnFreshDatabase(kind);
   });
 
   afterAll(async () => {
     await t.close();
-    await drop();
   });
 
   describe('API keys', () => {
@@ -218,17 +214,13 @@ describe.each(DATABASES)('foundation on %s', (kind) => {
 
 describe('rate limiting', () => {
   let t: TestApp;
-  let drop: () => Promise<void>;
 
   beforeAll(async () => {
-    const db = await freshDatabase('sqlite');
-    drop = db.drop;
-    t = await startTestApp({ databaseUrl: db.url, rateLimitPerMinute: 3 });
+    t = await startOnFreshDatabase('sqlite', { rateLimitPerMinute: 3 });
   });
 
   afterAll(async () => {
     await t.close();
-    await drop();
   });
 
   it('limits each key separately and says when to retry', async () => {

@@ -18,7 +18,7 @@ import {
   TestAddress,
   tonAddress,
 } from './support/factories';
-import { DATABASES, freshDatabase, startTestApp, TestApp } from './support/test-app';
+import { DATABASES, startOnFreshDatabase, TestApp } from './support/test-app';
 
 const HOLDING_FIELDS = [
   'address',
@@ -37,7 +37,6 @@ const MAX_BALANCE = '12345678901234567890123456789012345678901234567890123456789
 
 describe.each(DATABASES)('GET /v2/token-holdings on %s', (kind) => {
   let t: TestApp;
-  let drop: () => Promise<void>;
 
   const a = evmAddress('holder-a');
   const b = evmAddress('holder-b');
@@ -133,9 +132,7 @@ describe.each(DATABASES)('GET /v2/token-holdings on %s', (kind) => {
   }
 
   beforeAll(async () => {
-    const db = await freshDatabase(kind);
-    drop = db.drop;
-    t = await startTestApp({ databaseUrl: db.url });
+    t = await startOnFreshDatabase(kind);
     const imported = await runCli(t.databaseUrl, ['import', '-'], ndjson([...HOLDINGS.map(holdingLine), ...PRICES]));
     expect(imported.code).toBe(0);
     await post(t.keys.alice, 'whales', [a.input, legacy.input]).expect(200);
@@ -146,7 +143,6 @@ describe.each(DATABASES)('GET /v2/token-holdings on %s', (kind) => {
 
   afterAll(async () => {
     await t.close();
-    await drop();
   });
 
   function post(key: string, tag: string, addresses: string[]) {

@@ -13,7 +13,7 @@ import {
   transaction,
   transactionLine,
 } from './support/factories';
-import { DATABASES, freshDatabase, startTestApp, TestApp } from './support/test-app';
+import { DATABASES, startOnFreshDatabase, TestApp } from './support/test-app';
 
 const TABLES: Record<string, string> = {
   chains: 'SELECT chain, chain_id, name, icon_url, explorers FROM chains ORDER BY chain',
@@ -52,18 +52,14 @@ function summaryOf(stdout: string): Record<string, unknown> {
 
 describe.each(DATABASES)('import on %s', (kind) => {
   let t: TestApp;
-  let drop: () => Promise<void>;
   const usdtEthereum = deployment('tether', 'ethereum');
 
   beforeAll(async () => {
-    const db = await freshDatabase(kind);
-    drop = db.drop;
-    t = await startTestApp({ databaseUrl: db.url });
+    t = await startOnFreshDatabase(kind);
   });
 
   afterAll(async () => {
     await t.close();
-    await drop();
   });
 
   const get = (path: string) => t.http().get(path).set('X-API-Key', t.keys.alice);

@@ -1,22 +1,18 @@
 import { Db } from '../src/database/db.service';
 import { evmAddress, evmAddresses, FAMILY_EXAMPLES, tagNames } from './support/addresses';
-import { DATABASES, freshDatabase, startTestApp, TestApp } from './support/test-app';
+import { DATABASES, freshDatabase, startOnFreshDatabase, startTestApp, TestApp } from './support/test-app';
 
 const EVM_CHAINS = ['ethereum', 'bnb', 'polygon', 'arbitrum', 'optimism', 'base'];
 
 describe.each(DATABASES)('tags on %s', (kind) => {
   let t: TestApp;
-  let drop: () => Promise<void>;
 
   beforeAll(async () => {
-    const db = await freshDatabase(kind);
-    drop = db.drop;
-    t = await startTestApp({ databaseUrl: db.url });
+    t = await startOnFreshDatabase(kind);
   });
 
   afterAll(async () => {
     await t.close();
-    await drop();
   });
 
   const as = (key: string) => ({

@@ -15,7 +15,7 @@ import {
   TransactionFixture,
   transactionLine,
 } from './support/factories';
-import { DATABASES, freshDatabase, startTestApp, TestApp } from './support/test-app';
+import { DATABASES, startOnFreshDatabase, startTestApp, TestApp } from './support/test-app';
 
 const TRANSACTION_FIELDS = [
   'block_hash',
@@ -34,7 +34,6 @@ const at = (minute: number, millis = 0) => new Date(Date.UTC(2024, 4, 1, 12, min
 
 describe.each(DATABASES)('GET /v2/transactions on %s', (kind) => {
   let t: TestApp;
-  let drop: () => Promise<void>;
 
   const p = evmAddress('tx-p');
   const q = evmAddress('tx-q');
@@ -89,9 +88,7 @@ describe.each(DATABASES)('GET /v2/transactions on %s', (kind) => {
     tx.to.canonical === address.canonical || (tx.from !== '0' && tx.from.canonical === address.canonical);
 
   beforeAll(async () => {
-    const db = await freshDatabase(kind);
-    drop = db.drop;
-    t = await startTestApp({ databaseUrl: db.url });
+    t = await startOnFreshDatabase(kind);
     const imported = await runCli(t.databaseUrl, ['import', '-'], ndjson(TXS.map(transactionLine)));
     expect(imported.code).toBe(0);
     await post(t.keys.alice, 'traders', [p.input, r.input]).expect(200);
@@ -101,7 +98,6 @@ describe.each(DATABASES)('GET /v2/transactions on %s', (kind) => {
 
   afterAll(async () => {
     await t.close();
-    await drop();
   });
 
   function post(key: string, tag: string, addresses: string[]) {

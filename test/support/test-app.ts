@@ -77,3 +77,19 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
   const server = app.getHttpServer();
   return { app, http: () => request(server), keys, databaseUrl: options.databaseUrl, close: () => app.close() };
 }
+
+/** A TestApp on a database of its own; closing it also removes the database. */
+export async function startOnFreshDatabase(
+  kind: DatabaseKind,
+  options: Omit<TestAppOptions, 'databaseUrl'> = {},
+): Promise<TestApp> {
+  const db = await freshDatabase(kind);
+  const app = await startTestApp({ ...options, databaseUrl: db.url });
+  return {
+    ...app,
+    close: async () => {
+      await app.close();
+      await db.drop();
+    },
+  };
+}
