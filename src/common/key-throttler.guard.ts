@@ -1,11 +1,33 @@
-import { ExecutionContext, Injectable } from '@nestjs/common';
-import { ThrottlerGuard } from '@nestjs/throttler';
+import { ExecutionContext, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import {
+  InjectThrottlerOptions,
+  InjectThrottlerStorage,
+  ThrottlerGuard,
+  type ThrottlerModuleOptions,
+  type ThrottlerStorage,
+} from '@nestjs/throttler';
 import { AuthenticatedRequest } from './auth';
 import { IS_PUBLIC } from './public.decorator';
+import { SlidingWindowThrottlerStorage } from './throttler-storage';
 
-/** Rate limits per API key (after ApiKeyGuard has identified it) rather than per client address. */
+/**
+ * Rate limits per API key (after ApiKeyGuard has identified it) rather than per client address.
+ * The hits are kept in SlidingWindowThrottlerStorage, which answers like the module's default
+ * storage at a constant cost per request. The module's storage is still injected, because the
+ * base class declares its constructor parameters and Nest reads those declarations for subclasses
+ * too, but this guard, its only user, never calls it.
+ */
 @Injectable()
-export class KeyThrottlerGuard extends ThrottlerGuard {
+export class KeyThrottlerGuard extends ThrottlerGuard implements OnApplicationShutdown {
+  constructor(
+    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
+    @InjectThrottlerStorage() _moduleStorage: ThrottlerStorage,
+    reflector: Reflector,
+  ) {
+    super(options, new SlidingWindowThrottlerStorage(), reflector);
+  }
+
   protected override getTracker(request: Record<string, unknown>): Promise<string> {
     const { auth, ip } = request as unknown as AuthenticatedRequest;
     return Promise.resolve(auth ? `key:${auth.keyId}` : `ip:${String(ip)}`);
@@ -15,5 +37,9 @@ export class KeyThrottlerGuard extends ThrottlerGuard {
     return Promise.resolve(
       this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]) === true,
     );
+  }
+
+  onApplicationShutdown(): void {
+    (this.storageService as SlidingWindowThrottlerStorage).onApplicationShutdown();
   }
 }

@@ -67,16 +67,20 @@ export class HoldingsRepository {
     );
   }
 
-  /** Addresses with a balance above 0, for each of the given tokens; tokens without any are left out. */
+  /**
+   * Addresses with a balance above 0, for each of the given tokens. One count per token, each a
+   * range of holdings_positive (migration 1763700000010) read without touching the table; the
+   * tokens ORed into one condition made PostgreSQL fetch every holder's row to check its balance.
+   */
   async holderCounts(tokens: readonly TokenOnChain[]): Promise<(TokenOnChain & { holders: number })[]> {
     if (tokens.length === 0) return [];
-    const pairs = tokens.map(
-      (_token, index) => `(h.chain = $${2 * index + 1} AND h.token_address = $${2 * index + 2})`,
+    const counts = tokens.map(
+      (_token, index) =>
+        `SELECT $${2 * index + 1} AS chain, $${2 * index + 2} AS token_address, COUNT(*) AS holders FROM holdings h
+         WHERE h.chain = $${2 * index + 1} AND h.token_address = $${2 * index + 2} AND ${POSITIVE}`,
     );
     const rows = await this.db.query<TokenOnChain & { holders: number | string }>(
-      `SELECT h.chain, h.token_address, COUNT(*) AS holders FROM holdings h
-       WHERE ${POSITIVE} AND (${pairs.join(' OR ')})
-       GROUP BY h.chain, h.token_address`,
+      counts.join(' UNION ALL '),
       tokens.flatMap((token) => [token.chain, token.token_address]),
     );
     return rows.map((row) => ({ chain: row.chain, token_address: row.token_address, holders: Number(row.holders) }));

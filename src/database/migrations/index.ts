@@ -2,6 +2,7 @@ import { Foundation1763700000000 } from './1763700000000-foundation';
 import { Tags1763700000001 } from './1763700000001-tags';
 import { Data1763700000002 } from './1763700000002-data';
 import { TransactionPaging1763700000003 } from './1763700000003-transaction-paging';
+import { StatsIndexes1763700000010 } from './1763700000010-stats-indexes';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   Tags1763700000001,
   Data1763700000002,
   TransactionPaging1763700000003,
+  StatsIndexes1763700000010,
 ];

@@ -1,0 +1,181 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, relative } from 'node:path';
+
+/** The repository root: the service and the floor run from here, like `npm start` would. */
+export const ROOT = join(__dirname, '..', '..');
+
+/** A server the benchmark started (the service or the floor) in its own Node.js process. */
+export interface Server {
+  name: string;
+  port: number;
+  pid: number;
+  /** Resident set size now and its peak so far, in MiB (Linux /proc). */
+  memory(): { rssMb: number; peakMb: number };
+  /** CPU time the process has used so far (user + system), in seconds (Linux /proc). */
+  cpuSeconds(): number;
+  stop(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  databaseUrl: string;
+  /** `account:key,…`, as API_KEYS takes it. */
+  apiKeys: string;
+  logFile: string;
+  /** Writes a V8 CPU profile (node --cpu-prof) into this folder when the service stops. */
+  cpuProfileDir?: string;
+}
+
+/** Where `buildService` compiles chaintags; inside node_modules so that its imports resolve from there. */
+export const BUILD_DIR = join(ROOT, 'node_modules', '.cache', 'chaintags-bench');
+
+/**
+ * Compiles chaintags the way its Docker image does (`nest build`, with the Swagger plugin), into
+ * BUILD_DIR rather than dist/, so that a benchmark never replaces a build someone else is using.
+ */
+export async function buildService(): Promise<{ main: string; cli: string }> {
+  mkdirSync(BUILD_DIR, { recursive: true });
+  const tsconfig = join(BUILD_DIR, 'tsconfig.json');
+  writeFileSync(
+    tsconfig,
+    JSON.stringify({
+      extends: relative(BUILD_DIR, join(ROOT, 'tsconfig.build.json')),
+      compilerOptions: { outDir: './build', sourceMap: false },
+    }),
+  );
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(join(ROOT, 'node_modules', '.bin', 'nest'), ['build', '-p', relative(ROOT, tsconfig)], {
+      cwd: ROOT,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), BUILD_TIMEOUT_MS);
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve();
+      else reject(new Error(`nest build failed (exit ${code})`));
+    });
+  });
+  return { main: join(BUILD_DIR, 'build', 'src', 'main.js'), cli: join(BUILD_DIR, 'build', 'src', 'cli', 'main.js') };
+}
+
+/**
+ * chaintags as its Docker image runs it (the compiled main.js, NODE_ENV=production), with request
+ * logging at its default level into /dev/null and the rate limit raised out of reach, so that the
+ * limiter still runs on every request but never answers 429.
+ */
+export function startService(main: string, options: ServiceOptions): Promise<Server> {
+  return startNode('service', [main], options.logFile, options.cpuProfileDir, (port) => ({
+    PORT: String(port),
+    DATABASE_URL: options.databaseUrl,
+    API_KEYS: options.apiKeys,
+    LOG_LEVEL: 'info',
+    RATE_LIMIT_PER_MINUTE: '10000000',
+    NODE_ENV: 'production',
+  }));
+}
+
+/** bench/floor.ts, through @swc-node/register like the project's other scripts. */
+export function startFloor(databaseUrl: string, logFile: string): Promise<Server> {
+  return startNode('floor', ['-r', '@swc-node/register', 'bench/floor.ts'], logFile, undefined, (port) => ({
+    FLOOR_PORT: String(port),
+    DATABASE_URL: databaseUrl,
+    NODE_ENV: 'production',
+  }));
+}
+
+const BUILD_TIMEOUT_MS = 300_000;
+const START_TIMEOUT_MS = 120_000;
+const EXIT_ON_SIGNAL = join(__dirname, 'exit-on-signal.ts');
+const STOP_TIMEOUT_MS = 20_000;
+
+async function startNode(
+  name: string,
+  script: string[],
+  logFile: string,
+  cpuProfileDir: string | undefined,
+  environment: (port: number) => Record<string, string>,
+): Promise<Server> {
+  const port = await freePort();
+  const profiling = cpuProfileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`];
+  const preload = cpuProfileDir === undefined ? [] : ['-r', '@swc-node/register', '-r', EXIT_ON_SIGNAL];
+  const log = openSync(logFile, 'a');
+  const child = spawn(process.execPath, [...profiling, ...preload, ...script], {
+    cwd: ROOT,
+    env: { ...process.env, ...environment(port) },
+    stdio: ['ignore', 'ignore', log],
+  });
+  closeSync(log);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  try {
+    await waitHealthy(name, port, exited, logFile);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  return {
+    name,
+    port,
+    pid: child.pid!,
+    memory: () => memoryOf(child.pid!),
+    cpuSeconds: () => cpuSecondsOf(child.pid!),
+    stop: () => stopChild(child, exited, cpuProfileDir !== undefined),
+  };
+}
+
+async function waitHealthy(name: string, port: number, exited: Promise<number | null>, logFile: string): Promise<void> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  let exitCode: number | null | undefined;
+  void exited.then((code) => (exitCode = code));
+  while (Date.now() < deadline) {
+    if (exitCode !== undefined) throw new Error(`the ${name} exited with code ${exitCode} at start; see ${logFile}`);
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(2000) });
+      if (response.ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await sleep(200);
+  }
+  throw new Error(`the ${name} did not answer /health within ${START_TIMEOUT_MS / 1000} s; see ${logFile}`);
+}
+
+/** SIGUSR2 lets a profiled process exit normally (exit-on-signal.ts) so V8 writes its profile. */
+async function stopChild(child: ChildProcess, exited: Promise<number | null>, profiled: boolean): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill(profiled ? 'SIGUSR2' : 'SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+  await exited;
+  clearTimeout(timer);
+}
+
+function memoryOf(pid: number): { rssMb: number; peakMb: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rssMb: kib('VmRSS') / 1024, peakMb: kib('VmHWM') / 1024 };
+}
+
+/** Fields 14 and 15 of /proc/<pid>/stat, in clock ticks of 1/100 s (USER_HZ on Linux). */
+function cpuSecondsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no free port')),
+      );
+    });
+  });
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

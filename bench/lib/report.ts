@@ -1,0 +1,219 @@
+import type { DatasetMeta } from '../generate';
+import type { LoadResult } from './load';
+
+export const ENDPOINT_IDS = ['address', 'transactions', 'holdings', 'tag', 'tag_10k'] as const;
+export type EndpointId = (typeof ENDPOINT_IDS)[number];
+
+export const ENDPOINT_LABELS: Record<EndpointId, string> = {
+  address: 'GET /v2/addresses/:address',
+  transactions: 'GET /v2/transactions?address=',
+  holdings: 'GET /v2/token-holdings?tag=',
+  tag: 'GET /v2/tags/:tag',
+  tag_10k: 'GET /v2/tags/:tag (10k addresses)',
+};
+
+export interface Throughput {
+  rows: number;
+  seconds: number;
+  rowsPerSecond: number;
+}
+
+export interface PostgresFigures {
+  endpoints: Partial<Record<EndpointId, { service: LoadResult; floor: LoadResult; ratio: number }>>;
+  import: Throughput;
+  copy: Throughput;
+  importToCopy: number;
+  tagLoad: { requests: number; memberships: number; seconds: number };
+  /** Of the service process, in MiB: the highest sample while it was under load, and at the end. */
+  serviceRss: { peakUnderLoadMb: number; afterRunMb: number; highWaterMb: number };
+  verified: { compared: number; mismatches: string[] };
+}
+
+export interface SqliteFigures {
+  endpoints: Partial<Record<EndpointId, LoadResult>>;
+  import: Throughput;
+  tagLoad: { requests: number; memberships: number; seconds: number };
+  serviceRss: { peakUnderLoadMb: number; afterRunMb: number; highWaterMb: number };
+}
+
+export interface Target {
+  name: string;
+  goal: string;
+  reached: string;
+  met: boolean | undefined;
+}
+
+export interface Results {
+  command: string;
+  startedAt: string;
+  wallSeconds: number;
+  machine: Record<string, string | number>;
+  /** The server's values of the settings that shape these figures. */
+  postgresSettings: Record<string, string>;
+  /** What this run changed from the test cluster's settings (`--pg-setting`). */
+  changedPostgresSettings: Record<string, string>;
+  dataset: Pick<DatasetMeta, 'options' | 'lines' | 'copyRows' | 'skew'> & { tagMemberships: number };
+  load: { connections: number; secondsPerSide: number; warmupSeconds: number };
+  postgres: PostgresFigures;
+  sqlite?: SqliteFigures;
+  targets: Target[];
+  /** p99 of this run against the run at another transaction count, per endpoint (service only). */
+  growth?: { against: number; p99Ratio: Partial<Record<EndpointId, number>> };
+}
+
+const number = (value: number, digits = 0) =>
+  Number.isFinite(value)
+    ? value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
+    : '-';
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => row[column]!.length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)))
+      .join('  ');
+  return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
+}
+
+/** The human-readable summary printed at the end of a run. */
+export function formatResults(results: Results): string {
+  const { options } = results.dataset;
+  const parts: string[] = [];
+  parts.push(
+    `chaintags benchmark — ${number(options.transactions)} transactions, ${number(options.addresses)} addresses, ` +
+      `${number(options.holdings)} holdings, ${number(options.tags)} tags (${number(results.dataset.tagMemberships)} memberships)`,
+    `machine: ${results.machine.cpu} × ${results.machine.cpus}, ${results.machine.memoryGb} GB, Node ${results.machine.node}, ` +
+      `PostgreSQL ${results.machine.postgres}, SQLite ${results.machine.sqlite}`,
+    `PostgreSQL settings: ${Object.entries(results.postgresSettings)
+      .map(([name, value]) => `${name}=${value}`)
+      .join(', ')}`,
+    `load: ${results.load.connections} connections, ${results.load.secondsPerSide} s per endpoint and side after ` +
+      `${results.load.warmupSeconds} s of warm-up; rps counts 2xx answers; latencies in ms; CPU ms: the server ` +
+      `process's CPU time per answer`,
+    '',
+    'PostgreSQL: service vs floor',
+  );
+  const pg = results.postgres;
+  parts.push(
+    table(
+      ['endpoint', 'service rps', 'p50', 'p99', 'CPU ms', 'floor rps', 'p50', 'p99', 'CPU ms', 'service/floor'],
+      Object.entries(pg.endpoints).map(([id, figures]) => [
+        ENDPOINT_LABELS[id as EndpointId],
+        number(figures.service.rps),
+        number(figures.service.p50, 1),
+        number(figures.service.p99, 1),
+        number(figures.service.cpuMsPerRequest ?? NaN, 2),
+        number(figures.floor.rps),
+        number(figures.floor.p50, 1),
+        number(figures.floor.p99, 1),
+        number(figures.floor.cpuMsPerRequest ?? NaN, 2),
+        number(figures.ratio, 2),
+      ]),
+    ),
+    '',
+    `import: ${number(pg.import.rowsPerSecond)} rows/s (${number(pg.import.rows)} rows in ${number(pg.import.seconds, 1)} s); ` +
+      `COPY: ${number(pg.copy.rowsPerSecond)} rows/s (${number(pg.copy.seconds, 1)} s); import/COPY ${number(pg.importToCopy, 2)}`,
+    `tags loaded through POST /v2/tags/:tag: ${number(pg.tagLoad.memberships)} memberships in ${number(pg.tagLoad.requests)} ` +
+      `requests, ${number(pg.tagLoad.seconds, 1)} s`,
+    `service RSS: peak under load ${number(pg.serviceRss.peakUnderLoadMb)} MiB, after the run ${number(pg.serviceRss.afterRunMb)} MiB ` +
+      `(high-water mark ${number(pg.serviceRss.highWaterMb)} MiB)`,
+    `answers compared before measuring: ${pg.verified.compared}, mismatches: ${pg.verified.mismatches.length}`,
+  );
+  if (results.sqlite !== undefined) {
+    const sqlite = results.sqlite;
+    parts.push(
+      '',
+      'SQLite: service',
+      table(
+        ['endpoint', 'rps', 'p50', 'p99', 'CPU ms'],
+        Object.entries(sqlite.endpoints).map(([id, figures]) => [
+          ENDPOINT_LABELS[id as EndpointId],
+          number(figures.rps),
+          number(figures.p50, 1),
+          number(figures.p99, 1),
+          number(figures.cpuMsPerRequest ?? NaN, 2),
+        ]),
+      ),
+      '',
+      `import: ${number(sqlite.import.rowsPerSecond)} rows/s (${number(sqlite.import.seconds, 1)} s); service RSS peak under ` +
+        `load ${number(sqlite.serviceRss.peakUnderLoadMb)} MiB`,
+    );
+  }
+  if (results.growth !== undefined) {
+    parts.push(
+      '',
+      `p99 against the run with ${number(results.growth.against)} transactions: ` +
+        Object.entries(results.growth.p99Ratio)
+          .map(([id, ratio]) => `${id} ${number(ratio, 2)}×`)
+          .join(', '),
+    );
+  }
+  parts.push(
+    '',
+    'targets',
+    table(
+      ['target', 'goal', 'reached', 'met'],
+      results.targets.map((target) => [
+        target.name,
+        target.goal,
+        target.reached,
+        target.met === undefined ? 'n/a' : target.met ? 'yes' : 'NO',
+      ]),
+    ),
+    '',
+    `wall time ${number(results.wallSeconds)} s`,
+  );
+  return parts.join('\n');
+}
+
+/** The issue's targets, measured against this run (and, for growth, against a run at another size). */
+export function evaluateTargets(results: Omit<Results, 'targets'>): Target[] {
+  const targets: Target[] = [];
+  for (const [id, figures] of Object.entries(results.postgres.endpoints)) {
+    targets.push({
+      name: `service/floor ${ENDPOINT_LABELS[id as EndpointId]}`,
+      goal: '>= 0.80',
+      reached: figures.ratio.toFixed(2),
+      met: figures.ratio >= 0.8,
+    });
+  }
+  if (results.growth === undefined) {
+    targets.push({
+      name: 'p99 at 10M <= 1.3 × p99 at 1M',
+      goal: '<= 1.30',
+      reached: 'needs both runs',
+      met: undefined,
+    });
+  } else {
+    for (const [id, ratio] of Object.entries(results.growth.p99Ratio)) {
+      targets.push({
+        name: `p99 growth ${ENDPOINT_LABELS[id as EndpointId]}`,
+        goal: '<= 1.30',
+        reached: `${ratio.toFixed(2)}×`,
+        met: ratio <= 1.3,
+      });
+    }
+  }
+  targets.push({
+    name: 'import rows/s vs COPY',
+    goal: '>= 0.50',
+    reached: results.postgres.importToCopy.toFixed(2),
+    met: results.postgres.importToCopy >= 0.5,
+  });
+  targets.push({
+    name: 'service RSS under load (PostgreSQL)',
+    goal: '<= 300 MiB',
+    reached: `${results.postgres.serviceRss.peakUnderLoadMb.toFixed(0)} MiB`,
+    met: results.postgres.serviceRss.peakUnderLoadMb <= 300,
+  });
+  const big = results.postgres.endpoints.tag_10k;
+  if (big !== undefined) {
+    targets.push({
+      name: 'GET /v2/tags/:tag, 10k addresses, p99',
+      goal: '< 50 ms',
+      reached: `${big.service.p99.toFixed(1)} ms`,
+      met: big.service.p99 < 50,
+    });
+  }
+  return targets;
+}

@@ -1,0 +1,194 @@
+import { ChainId } from '../src/chains/chain-ids';
+import { TOKENS } from '../src/database/reference-data';
+import { totalUsd } from '../src/stats/valuation';
+import { runCli } from './support/cli';
+import {
+  bitcoinLegacyAddress,
+  deployment,
+  evmAddress,
+  HoldingFixture,
+  holdingLine,
+  ndjson,
+  priceLine,
+  segwitAddress,
+  TestAddress,
+  transaction,
+  TransactionFixture,
+  transactionLine,
+} from './support/factories';
+import { DATABASES, startOnFreshDatabase, TestApp } from './support/test-app';
+
+/**
+ * The `stats` of GET /v2/addresses/:address and GET /v2/tags/:tag against a model computed from
+ * the fixture alone: holdings above zero, transactions sent or received (once each, however many
+ * members take part), and the exact USD value at the latest prices.
+ */
+describe.each(DATABASES)('address and tag stats on %s', (kind) => {
+  let t: TestApp;
+
+  // A small world in which every address trades with every other, some with themselves.
+  const evm = Array.from({ length: 8 }, (_unused, index) => evmAddress(`stats-${index}`));
+  const legacy = bitcoinLegacyAddress('stats-legacy');
+  const segwit = segwitAddress('stats-segwit');
+  const outsider = evmAddress('stats-outsider');
+
+  const TAGS: Record<string, TestAddress[]> = {
+    traders: [evm[0]!, evm[1]!, evm[2]!],
+    single: [evm[3]!],
+    bitcoiners: [legacy, segwit],
+    idle_watch: [outsider],
+  };
+  const UNTAGGED = [evm[4]!, evm[5]!];
+
+  const TXS: TransactionFixture[] = [];
+  // A deterministic walk over sender/recipient pairs: self-transfers, transfers inside a tag,
+  // across tags, and mints (no sender) all occur.
+  for (let index = 0; index < 120; index += 1) {
+    const from = evm[(index * 5) % evm.length]!;
+    const to = evm[(index * 3 + (index % 4 === 0 ? 0 : 1)) % evm.length]!;
+    const chain: ChainId = index % 3 === 0 ? 'base' : 'ethereum';
+    TXS.push(
+      transaction({
+        id: `stats-${String(index).padStart(3, '0')}`,
+        chain,
+        from: index % 17 === 0 ? '0' : from,
+        to,
+        block_time: new Date(Date.UTC(2024, 5, 1) + index * 60_000).toISOString(),
+      }),
+    );
+  }
+  TXS.push(
+    transaction({ id: 'btc-in', chain: 'bitcoin', from: segwit, to: legacy }),
+    transaction({ id: 'btc-self', chain: 'bitcoin', from: legacy, to: legacy }),
+    transaction({ id: 'bch-out', chain: 'bitcoincash', from: legacy, to: bitcoinLegacyAddress('stats-elsewhere') }),
+  );
+
+  const usdt = (chain: ChainId) => deployment('tether', chain).address;
+  const hold = (chain: ChainId, address: TestAddress, tokenAddress: string, balance: string): HoldingFixture => ({
+    chain,
+    address,
+    token_address: tokenAddress,
+    balance,
+    updated_at: '2024-06-01T00:00:00.000Z',
+  });
+  const HOLDINGS: HoldingFixture[] = [
+    hold('ethereum', evm[0]!, '0', '1500000000000000000'),
+    hold('ethereum', evm[0]!, usdt('ethereum'), '2500000'),
+    hold('bnb', evm[0]!, usdt('bnb'), '2500000000000000000'),
+    hold('ethereum', evm[1]!, usdt('ethereum'), '0'),
+    hold('base', evm[1]!, '0', '333'),
+    hold('ethereum', evm[2]!, '0', '9'.repeat(40)),
+    hold('ethereum', evm[3]!, usdt('ethereum'), '1'),
+    hold('ethereum', evm[4]!, '0', '7'),
+    hold('bitcoin', legacy, '0', '100000000'),
+    hold('bitcoincash', legacy, '0', '0'),
+    hold('bitcoin', segwit, '0', '12345'),
+  ];
+  const PRICES = [
+    priceLine('ethereum', 3000.25, '2024-05-01T00:00:00Z'),
+    priceLine('ethereum', 3500.5, '2024-06-01T00:00:00Z'),
+    priceLine('tether', 0.999, '2024-06-01T00:00:00Z'),
+    priceLine('bitcoin', 65000.125, '2024-06-01T00:00:00Z'),
+  ];
+  const LATEST_USD: Record<string, string> = { ethereum: '3500.5', tether: '0.999', bitcoin: '65000.125' };
+
+  const decimalsOf = (chain: string, tokenAddress: string) => {
+    for (const token of TOKENS) {
+      const found = token.deployments.find((d) => d.chain === chain && d.address === tokenAddress);
+      if (found) return { tokenId: token.id, decimals: found.decimals };
+    }
+    throw new Error(`fixture uses an unknown deployment ${chain} ${tokenAddress}`);
+  };
+
+  /** The model: stats of a set of canonical addresses, from the fixture rows. */
+  function expectedStats(members: ReadonlySet<string>) {
+    const holdings = HOLDINGS.filter((h) => h.balance !== '0' && members.has(h.address.canonical));
+    const transactions = TXS.filter(
+      (tx) => members.has(tx.to.canonical) || (tx.from !== '0' && members.has(tx.from.canonical)),
+    );
+    return {
+      token_holding_count: holdings.length,
+      txn_count: transactions.length,
+      total_value_usd: totalUsd(
+        holdings.map((h) => {
+          const { tokenId, decimals } = decimalsOf(h.chain, h.token_address);
+          return { balance: h.balance, decimals, usd: LATEST_USD[tokenId] };
+        }),
+      ),
+    };
+  }
+
+  beforeAll(async () => {
+    t = await startOnFreshDatabase(kind);
+    const imported = await runCli(
+      t.databaseUrl,
+      ['import', '-'],
+      ndjson([...HOLDINGS.map(holdingLine), ...PRICES, ...TXS.map(transactionLine)]),
+    );
+    expect(imported.code).toBe(0);
+    for (const [tag, addresses] of Object.entries(TAGS)) {
+      await post(
+        tag,
+        addresses.map((address) => address.input),
+      ).expect(200);
+    }
+    await post(
+      '0',
+      UNTAGGED.map((address) => address.input),
+    ).expect(200);
+  }, 60_000);
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  function post(tag: string, addresses: string[]) {
+    return t
+      .http()
+      .post(`/v2/tags/${tag}`)
+      .set('X-API-Key', t.keys.alice)
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify(addresses));
+  }
+
+  const get = (path: string) => t.http().get(path).set('X-API-Key', t.keys.alice).expect(200);
+
+  it('the fixture exercises what the counts must get right', () => {
+    const selfTransfers = TXS.filter((tx) => tx.from !== '0' && tx.from.canonical === tx.to.canonical);
+    const isTrader = (address: TestAddress) => TAGS.traders!.some((a) => a.canonical === address.canonical);
+    const insideTraders = TXS.filter(
+      (tx) => tx.from !== '0' && tx.from.canonical !== tx.to.canonical && isTrader(tx.from) && isTrader(tx.to),
+    );
+    expect(selfTransfers.length).toBeGreaterThan(3);
+    expect(insideTraders.length).toBeGreaterThan(3);
+    expect(TXS.some((tx) => tx.from === '0')).toBe(true);
+  });
+
+  it('counts every address’s holdings above zero, its transactions once each, and values them exactly', async () => {
+    for (const address of [...evm, legacy, segwit, outsider]) {
+      const body = (await get(`/v2/addresses/${encodeURIComponent(address.input)}`)).body as { stats: unknown };
+      expect({ address: address.canonical, stats: body.stats }).toEqual({
+        address: address.canonical,
+        stats: expectedStats(new Set([address.canonical])),
+      });
+    }
+  });
+
+  it('counts a tag’s transactions once when both ends carry the tag, and a transfer to oneself once', async () => {
+    for (const [tag, addresses] of Object.entries(TAGS)) {
+      const body = (await get(`/v2/tags/${tag}`)).body as { stats: unknown };
+      expect({ tag, stats: body.stats }).toEqual({
+        tag,
+        stats: { address_count: addresses.length, ...expectedStats(new Set(addresses.map((a) => a.canonical))) },
+      });
+    }
+  });
+
+  it('gives the tracked, untagged addresses (tag 0) the same stats', async () => {
+    const body = (await get('/v2/tags/0')).body as { stats: unknown };
+    expect(body.stats).toEqual({
+      address_count: UNTAGGED.length,
+      ...expectedStats(new Set(UNTAGGED.map((a) => a.canonical))),
+    });
+  });
+});
