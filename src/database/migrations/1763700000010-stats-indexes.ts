@@ -9,9 +9,9 @@ import { dialectOf } from './1763700000000-foundation';
  * - transactions_by_recipient also carries the sender. A transaction is counted once, from its
  *   sender's side (transactions_by_sender) or, when the sender is not counted already, from its
  *   recipient's (StatsRepository); with the sender in the recipient index, neither side reads the
- *   table. An address with 75k transactions: 104 ms before, 12 ms after; a tag of 169 addresses:
- *   176 ms (the table read whole) before, 7 ms after. The sender index needs nothing more: the
- *   sender side only counts entries.
+ *   table. An address with 75k transactions: 104-148 ms before, 11-17 ms after; a tag of 169
+ *   addresses: 176-235 ms (the whole table read) before, 7-16 ms after. The sender index needs
+ *   nothing more: the sender side only counts entries.
  * - holdings_by_address covers only balances above zero, the only ones chaintags lists or counts,
  *   and carries the balance, so an address's or a tag's holdings are counted and valued without
  *   reading the table.
