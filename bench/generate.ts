@@ -43,6 +43,7 @@ import { getAddress } from 'viem';
 import { canonicalAddressOnChain } from '../src/addresses';
 import { CHAIN_IDS, ChainId } from '../src/chains/chain-ids';
 import { TOKENS } from '../src/database/reference-data';
+import { TRANSACTION_FIELDS } from '../src/transactions/transaction-fields';
 
 /** Bumped whenever the output for the same options changes, so cached datasets are rebuilt. */
 export const GENERATOR_VERSION = 2;
@@ -110,18 +111,7 @@ export const COPY_COLUMNS: Record<CopyTable, readonly string[]> = {
   token_deployments: ['chain', 'address', 'token_id', 'decimals'],
   prices: ['token_id', 'at', 'usd'],
   holdings: ['chain', 'token_address', 'address', 'balance', 'updated_at'],
-  transactions: [
-    'id',
-    'chain',
-    'token_address',
-    'from_address',
-    'to_address',
-    'value',
-    'tx_hash',
-    'block_number',
-    'block_hash',
-    'block_time',
-  ],
+  transactions: TRANSACTION_FIELDS,
 };
 
 export function datasetName(options: DatasetOptions): string {

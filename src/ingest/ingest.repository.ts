@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Sql } from '../database/db.service';
+import { TRANSACTION_FIELDS } from '../transactions/transaction-fields';
 import { Catalog } from './catalog';
 import { ChainRecord, HoldingRecord, PriceRecord, TokenRecord, TransactionRecord } from './lines';
 
@@ -102,18 +103,7 @@ export class IngestRepository {
 
   /** A transaction line with a known id replaces the stored one: that is how a correction is imported. */
   async upsertTransactions(tx: Sql, transactions: readonly TransactionRecord[]): Promise<void> {
-    const columns = [
-      'id',
-      'chain',
-      'token_address',
-      'from_address',
-      'to_address',
-      'value',
-      'tx_hash',
-      'block_number',
-      'block_hash',
-      'block_time',
-    ] as const;
+    const columns = TRANSACTION_FIELDS;
     await upsert(
       tx,
       'transactions',

@@ -1,6 +1,7 @@
 import { canonicalAddressOnChain, parseTokenAddress } from '../addresses';
 import { CHAIN_IDS, ChainId, isChainId } from '../chains/chain-ids';
 import { INSTANT_RULE, parseInstant } from '../transactions/instant';
+import { TRANSACTION_FIELDS } from '../transactions/transaction-fields';
 
 /**
  * The shape rules of one NDJSON import line, as pure functions: a line becomes a normalised record
@@ -100,18 +101,7 @@ const FIELDS: Record<LineType, readonly string[]> = {
   token: ['id', 'name', 'symbol', 'icon_url', 'deployments'],
   price: ['token_id', 'usd', 'at'],
   holding: ['chain', 'address', 'token_address', 'balance', 'updated_at'],
-  transaction: [
-    'id',
-    'chain',
-    'token_address',
-    'from_address',
-    'to_address',
-    'value',
-    'tx_hash',
-    'block_number',
-    'block_hash',
-    'block_time',
-  ],
+  transaction: TRANSACTION_FIELDS,
 };
 const OPTIONAL_FIELDS: ReadonlySet<string> = new Set(['price.at']);
 const EXPLORER_FIELDS = ['name', 'url', 'tx_url', 'address_url'] as const;
