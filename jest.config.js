@@ -18,6 +18,8 @@ module.exports = {
     {
       ...shared,
       displayName: 'e2e',
+      // Several suites spawn the CLI as a separate process; on a busy 2-core machine that alone can take seconds.
+      testTimeout: 60_000,
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
