@@ -637,7 +637,7 @@ function writeHoldings(
   if (written < count) throw new Error(`only ${written} distinct holdings fit; use more addresses`);
 }
 
-/** Block interval in seconds per chain, for block numbers that look like each chain's. */
+/** Each chain's block height at the start of the dataset's year, so block numbers look like that chain's. */
 const BLOCK_HEIGHT: Record<ChainId, number> = {
   bitcoin: 880_000,
   ethereum: 21_500_000,
