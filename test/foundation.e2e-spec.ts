@@ -223,16 +223,19 @@ describe('rate limiting', () => {
     await t.close();
   });
 
-  it('limits each key separately and says when to retry', async () => {
+  it('gives each key one budget across all routes, and says when to retry', async () => {
+    const paths = ['/v2/chains', '/v2/tokens', '/v2/tags'];
     for (let remaining = 2; remaining >= 0; remaining -= 1) {
-      const response = await t.http().get('/v2/chains').set('X-API-Key', t.keys.alice).expect(200);
+      const response = await t.http().get(paths[remaining]!).set('X-API-Key', t.keys.alice).expect(200);
       expect(response.headers['x-ratelimit-limit']).toBe('3');
       expect(response.headers['x-ratelimit-remaining']).toBe(String(remaining));
     }
-    const limited = await t.http().get('/v2/chains').set('X-API-Key', t.keys.alice);
-    expect(limited.status).toBe(429);
-    expect(limited.body).toMatchObject({ statusCode: 429, code: 'RATE_LIMITED' });
-    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    for (const path of paths) {
+      const limited = await t.http().get(path).set('X-API-Key', t.keys.alice);
+      expect(limited.status).toBe(429);
+      expect(limited.body).toMatchObject({ statusCode: 429, code: 'RATE_LIMITED' });
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    }
     await t.http().get('/v2/chains').set('X-API-Key', t.keys.bob).expect(200);
   });
 });
