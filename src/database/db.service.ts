@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { Pool, PoolClient, QueryResult } from 'pg';
 import { DataSource, QueryRunner } from 'typeorm';
 import { Dialect, toSqliteParameters } from './dialect';
 
@@ -14,7 +15,10 @@ export interface Sql {
 /**
  * The one door to the database for every repository.
  *
- * On PostgreSQL each transaction gets its own pooled connection. On SQLite TypeORM shares one
+ * TypeORM opens the connections and runs the migrations; statements then go to the drivers it
+ * opened. On PostgreSQL they go straight to its `pg` pool (a TypeORM query runner per statement cost
+ * measurable CPU on every request, see bench/README.md), and each transaction gets its own pooled
+ * client. On SQLite TypeORM shares one
  * connection between all callers, so concurrent async transactions would interleave their
  * statements; here they queue behind an in-process lock instead, and each one starts with
  * `BEGIN IMMEDIATE` so that another process (the import CLI) waits on the file lock rather than
@@ -31,12 +35,18 @@ export class Db implements Sql {
   }
 
   query<T = Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
-    if (this.dialect === 'postgres') return run<T>(this.dataSource, this.dialect, sql, params);
+    if (this.dialect === 'postgres')
+      return this.pool()
+        .query(sql, [...params])
+        .then(rowsOf<T>);
     return this.exclusive(() => run<T>(this.dataSource, this.dialect, sql, params));
   }
 
   execute(sql: string, params: readonly unknown[] = []): Promise<number> {
-    if (this.dialect === 'postgres') return runWrite(this.dataSource, this.dialect, sql, params);
+    if (this.dialect === 'postgres')
+      return this.pool()
+        .query(sql, [...params])
+        .then(changedBy);
     return this.exclusive(() => runWrite(this.dataSource, this.dialect, sql, params));
   }
 
@@ -61,19 +71,29 @@ export class Db implements Sql {
   }
 
   private async postgresTransaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
-    const runner = this.dataSource.createQueryRunner();
-    await runner.connect();
+    const client = await this.pool().connect();
+    let broken: unknown;
     try {
-      await runner.startTransaction('READ COMMITTED');
-      const result = await work(bind(runner, this.dialect));
-      await runner.commitTransaction();
+      await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
+      const result = await work(bindClient(client));
+      await client.query('COMMIT');
       return result;
     } catch (error) {
-      if (runner.isTransactionActive) await runner.rollbackTransaction();
+      try {
+        await client.query('ROLLBACK');
+      } catch (rollbackError) {
+        // The connection itself failed: the pool must not hand it out again.
+        broken = rollbackError;
+      }
       throw error;
     } finally {
-      await runner.release();
+      client.release(broken instanceof Error ? broken : undefined);
     }
+  }
+
+  /** The `pg` pool TypeORM opened for this DataSource. */
+  private pool(): Pool {
+    return (this.dataSource.driver as unknown as { master: Pool }).master;
   }
 
   private async sqliteTransaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
@@ -102,8 +122,25 @@ export class Db implements Sql {
 const RETRYABLE_SQLSTATES = new Set(['40P01', '40001']);
 
 function isRetryable(error: unknown): boolean {
-  const code = (error as { driverError?: { code?: string } }).driverError?.code;
-  return code !== undefined && RETRYABLE_SQLSTATES.has(code);
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && RETRYABLE_SQLSTATES.has(code);
+}
+
+function rowsOf<T>(result: QueryResult): T[] {
+  return result.rows as T[];
+}
+
+/** Rows a write changed; for a statement with RETURNING that is the rows it returned. */
+function changedBy(result: QueryResult): number {
+  return result.rowCount ?? result.rows.length;
+}
+
+function bindClient(client: PoolClient): Sql {
+  return {
+    dialect: 'postgres',
+    query: <T>(sql: string, params: readonly unknown[] = []) => client.query(sql, [...params]).then(rowsOf<T>),
+    execute: (sql: string, params: readonly unknown[] = []) => client.query(sql, [...params]).then(changedBy),
+  };
 }
 
 function bind(runner: QueryRunner, dialect: Dialect): Sql {
