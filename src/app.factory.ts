@@ -1,20 +1,25 @@
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import helmet from 'helmet';
-import { Logger } from 'nestjs-pino';
+import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import { jsonBodyParser } from './common/json-body';
+import { createLogger, NestPinoLogger, requestLogger } from './common/logging';
 import { AppConfig } from './config/config';
 import { buildOpenApiDocument, setupOpenApi } from './openapi';
 
 /** Builds the HTTP application; main.ts and the e2e tests both use this, so they test what runs. */
-export async function createApp(config: AppConfig): Promise<NestExpressApplication> {
+export async function createApp(
+  config: AppConfig,
+  options: { logDestination?: DestinationStream } = {},
+): Promise<NestExpressApplication> {
+  const logger = createLogger(config.logLevel, options.logDestination);
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
     bodyParser: false,
-    bufferLogs: true,
+    logger: new NestPinoLogger(logger),
   });
-  app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
+  app.use(requestLogger(logger));
   app.use(
     helmet({
       // Swagger UI at /docs has an inline <style> block; its scripts are files. Self-hosted installs

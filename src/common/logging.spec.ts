@@ -1,4 +1,4 @@
-import { loggerParams, redactKeys } from './logging';
+import { createLogger, NestPinoLogger, redactKeys } from './logging';
 
 describe('redactKeys', () => {
   it('removes every api_key value from a logged URL', () => {
@@ -8,18 +8,41 @@ describe('redactKeys', () => {
   });
 });
 
-describe('request log serializers', () => {
-  const serializers = (loggerParams('info').pinoHttp as { serializers: Record<string, (value: unknown) => unknown> })
-    .serializers;
+describe('NestPinoLogger', () => {
+  function capture(level: 'info' | 'warn' = 'info') {
+    const lines: Record<string, unknown>[] = [];
+    const logger = new NestPinoLogger(
+      createLogger(level, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) }),
+    );
+    return { logger, lines };
+  }
 
-  it('log the method and a redacted URL, never headers', () => {
-    const logged = serializers.req!({
-      id: 'r1',
-      method: 'GET',
-      url: '/v2/tags?api_key=ctk_secretsecretsecretsecret',
-      headers: { 'x-api-key': 'ctk_otherothersecretother' },
-    });
-    expect(logged).toEqual({ id: 'r1', method: 'GET', url: '/v2/tags?api_key=[redacted]' });
-    expect(JSON.stringify(logged)).not.toContain('ctk_');
+  it('writes the message with the Nest context as `context`', () => {
+    const { logger, lines } = capture();
+    logger.log('created the first API key ctk_abcdefgh…', 'Keys');
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 30, msg: 'created the first API key ctk_abcdefgh…', context: 'Keys' }),
+    ]);
+  });
+
+  it('merges an object message into the line and takes the next string as the message', () => {
+    const { logger, lines } = capture();
+    logger.error({ requestId: 'r-1', err: new Error('boom') }, 'unexpected error', 'Errors');
+    expect(lines[0]).toMatchObject({ level: 50, msg: 'unexpected error', context: 'Errors', requestId: 'r-1' });
+    expect(lines[0]!.err).toMatchObject({ type: 'Error', message: 'boom' });
+  });
+
+  it('keeps the stack Nest passes to error() before the context', () => {
+    const { logger, lines } = capture();
+    logger.error('could not start', 'Error: x\n    at y', 'NestApplication');
+    expect(lines[0]).toMatchObject({ msg: 'could not start', stack: 'Error: x\n    at y', context: 'NestApplication' });
+  });
+
+  it('writes nothing below the configured level', () => {
+    const { logger, lines } = capture('warn');
+    logger.log('quiet', 'Keys');
+    logger.debug('quieter', 'Keys');
+    logger.warn('loud', 'Keys');
+    expect(lines.map((line) => line.msg)).toEqual(['loud']);
   });
 });

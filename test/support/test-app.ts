@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Client } from 'pg';
+import type { DestinationStream } from 'pino';
 import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { createApp } from '../../src/app.factory';
@@ -62,6 +63,8 @@ export interface TestAppOptions {
   databaseUrl: string;
   keys?: { alice: string; bob: string };
   rateLimitPerMinute?: number;
+  /** Receives the service's log lines, at LOG_LEVEL=info; without it the test app logs nothing. */
+  logDestination?: DestinationStream;
 }
 
 export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
@@ -69,10 +72,10 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
   const config = parseConfig({
     DATABASE_URL: options.databaseUrl,
     API_KEYS: `alice:${keys.alice},bob:${keys.bob}`,
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: options.logDestination === undefined ? 'silent' : 'info',
     RATE_LIMIT_PER_MINUTE: String(options.rateLimitPerMinute ?? 0),
   });
-  const app = await createApp(config);
+  const app = await createApp(config, { logDestination: options.logDestination });
   await app.init();
   const server = app.getHttpServer();
   return { app, http: () => request(server), keys, databaseUrl: options.databaseUrl, close: () => app.close() };
