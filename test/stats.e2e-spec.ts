@@ -192,3 +192,75 @@ describe.each(DATABASES)('address and tag stats on %s', (kind) => {
     });
   });
 });
+
+/**
+ * A tag's stats are kept once computed (src/stats/tag-stats-cache.ts). Every change that can move
+ * them must show in the next answer: the tag's addresses changing through the API, and data
+ * imported by the CLI in another process.
+ */
+describe.each(DATABASES)('tag stats after changes on %s', (kind) => {
+  let t: TestApp;
+  const [first, second] = [evmAddress('kept-1'), evmAddress('kept-2')];
+  const eth = (address: TestAddress, balance: string) =>
+    holdingLine({ chain: 'ethereum', address, token_address: '0', balance, updated_at: '2024-06-01T00:00:00.000Z' });
+
+  beforeAll(async () => {
+    t = await startOnFreshDatabase(kind);
+    await importLines([
+      eth(first, '1000000000000000000'),
+      eth(second, '3000000000000000000'),
+      priceLine('ethereum', 2000),
+    ]);
+  }, 60_000);
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  async function importLines(lines: Record<string, unknown>[]): Promise<void> {
+    const imported = await runCli(t.databaseUrl, ['import', '-'], ndjson(lines));
+    expect(imported.code).toBe(0);
+  }
+
+  const send = (method: 'post' | 'delete', path: string, addresses: TestAddress[]) => {
+    const agent = t.http();
+    return (method === 'post' ? agent.post(path) : agent.delete(path))
+      .set('X-API-Key', t.keys.alice)
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify(addresses.map((address) => address.input)))
+      .expect(200);
+  };
+
+  const stats = async () =>
+    ((await t.http().get('/v2/tags/kept_stats').set('X-API-Key', t.keys.alice).expect(200)).body as { stats: unknown })
+      .stats;
+
+  it('answers the same stats while nothing changes', async () => {
+    await send('post', '/v2/tags/kept_stats', [first]);
+    const expected = { address_count: 1, token_holding_count: 1, txn_count: 0, total_value_usd: 2000 };
+    expect(await stats()).toEqual(expected);
+    expect(await Promise.all([stats(), stats(), stats()])).toEqual([expected, expected, expected]);
+  });
+
+  it('follows the tag’s addresses as they are added and removed', async () => {
+    await send('post', '/v2/tags/kept_stats', [second]);
+    expect(await stats()).toEqual({ address_count: 2, token_holding_count: 2, txn_count: 0, total_value_usd: 8000 });
+    await send('delete', '/v2/tags/kept_stats/addresses', [first]);
+    expect(await stats()).toEqual({ address_count: 1, token_holding_count: 1, txn_count: 0, total_value_usd: 6000 });
+  });
+
+  it('follows data imported by another process: transactions, balances and prices', async () => {
+    await importLines([
+      transactionLine(transaction({ id: 'kept-in', chain: 'base', from: first, to: second })),
+      eth(second, '5000000000000000000'),
+      priceLine('ethereum', 2500),
+    ]);
+    expect(await stats()).toEqual({ address_count: 1, token_holding_count: 1, txn_count: 1, total_value_usd: 12500 });
+  });
+
+  it('answers for the new tag when a deleted tag’s name is used again', async () => {
+    await t.http().delete('/v2/tags/kept_stats').set('X-API-Key', t.keys.alice).expect(204);
+    await send('post', '/v2/tags/kept_stats', [first]);
+    expect(await stats()).toEqual({ address_count: 1, token_holding_count: 1, txn_count: 1, total_value_usd: 2500 });
+  });
+});

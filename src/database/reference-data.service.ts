@@ -1,10 +1,12 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { Db } from './db.service';
 import { CHAINS, TOKENS } from './reference-data';
+import { bumpDataRevision } from './revisions';
 
 /**
  * Loads the shipped chains and tokens on every start, after the migrations. Rows that exist are
- * left as they are, so chain or token details updated by an import survive a restart.
+ * left as they are, so chain or token details updated by an import survive a restart. A deployment
+ * that is new to the database changes how holdings are valued, so it moves the data revision on.
  */
 @Injectable()
 export class ReferenceDataService implements OnModuleInit {
@@ -12,6 +14,7 @@ export class ReferenceDataService implements OnModuleInit {
 
   async onModuleInit(): Promise<void> {
     await this.db.transaction(async (tx) => {
+      let newDeployments = 0;
       for (const [position, chain] of CHAINS.entries()) {
         await tx.execute(
           `INSERT INTO chains (chain, position, chain_id, name, icon_url, native_decimals, explorers)
@@ -33,13 +36,14 @@ export class ReferenceDataService implements OnModuleInit {
           [token.id, token.name, token.symbol, token.icon_url],
         );
         for (const deployment of token.deployments) {
-          await tx.execute(
+          newDeployments += await tx.execute(
             `INSERT INTO token_deployments (chain, address, token_id, decimals) VALUES ($1, $2, $3, $4)
              ON CONFLICT (chain, address) DO NOTHING`,
             [deployment.chain, deployment.address, token.id, deployment.decimals],
           );
         }
       }
+      if (newDeployments > 0) await bumpDataRevision(tx);
     });
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { open } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { Db, Sql } from '../database/db.service';
+import { bumpDataRevision } from '../database/revisions';
 import { IngestRepository, ROWS_PER_STATEMENT } from './ingest.repository';
 import { Catalog } from './catalog';
 import { ByteSource, MAX_LINE_BYTES, readLines, SourceLine } from './line-reader';
@@ -106,6 +107,7 @@ export class IngestService {
         }
         if (!run.writing) throw new RolledBack();
         await this.flush(tx, pending);
+        await bumpDataRevision(tx);
       });
     } catch (error) {
       if (!(error instanceof RolledBack)) throw error;

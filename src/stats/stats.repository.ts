@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../database/db.service';
 import { bigSum } from '../database/dialect';
+import { dataRevision } from '../database/revisions';
 import { scopeAddressesSql, TagScope } from '../tags/tag-scope';
 
 /** Balances summed per token deployment, with the token's latest USD price (as exact decimal text). */
@@ -35,6 +36,11 @@ interface Counts {
 @Injectable()
 export class StatsRepository {
   constructor(private readonly db: Db) {}
+
+  /** See src/database/revisions.ts. */
+  dataRevision(): Promise<number> {
+    return dataRevision(this.db);
+  }
 
   async countsForAddress(address: string): Promise<Counts> {
     const rows = await this.db.query<CountRow>(`SELECT ${countColumns(single)}`, [address]);

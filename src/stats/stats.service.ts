@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TagScope } from '../tags/tag-scope';
 import { StatsRepository } from './stats.repository';
+import { TagStatsCache } from './tag-stats-cache';
 import { totalUsd } from './valuation';
 
 export interface AddressStats {
@@ -13,9 +14,18 @@ export interface TagStats extends AddressStats {
   address_count: number;
 }
 
-/** Contract §5: counts of non-zero holdings and of transactions, and the USD value of the holdings. */
+/** Tags whose stats are kept (a few hundred bytes each). */
+const CACHED_TAGS = 10_000;
+
+/**
+ * Contract §5: counts of non-zero holdings and of transactions, and the USD value of the holdings.
+ * A real tag's stats are kept until its addresses or the data change (TagStatsCache); an address's
+ * and the reserved tag's are computed on every request.
+ */
 @Injectable()
 export class StatsService {
+  private readonly tagStats = new TagStatsCache<TagStats>(CACHED_TAGS);
+
   constructor(private readonly stats: StatsRepository) {}
 
   async forAddress(address: string): Promise<AddressStats> {
@@ -27,6 +37,12 @@ export class StatsService {
   }
 
   async forScope(scope: TagScope): Promise<TagStats> {
+    if (scope.kind === 'untagged') return this.compute(scope);
+    const key = `${scope.tagId}:${scope.revision}:${await this.stats.dataRevision()}`;
+    return { ...(await this.tagStats.get(key, () => this.compute(scope))) };
+  }
+
+  private async compute(scope: TagScope): Promise<TagStats> {
     const [counts, totals] = await Promise.all([this.stats.countsForScope(scope), this.stats.totalsForScope(scope)]);
     return {
       address_count: counts.address_count,

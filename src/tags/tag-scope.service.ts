@@ -13,8 +13,8 @@ export class TagScopeService {
   async resolve(accountId: number, tag: string): Promise<TagScope> {
     if (!isValidTag(tag)) throw new ApiError('INVALID_TAG', TAG_RULE, [{ tag }]);
     if (tag === UNTAGGED) return { kind: 'untagged', accountId };
-    const tagId = await this.tags.findTagId(accountId, tag);
-    if (tagId === undefined) throw new ApiError('TAG_NOT_FOUND', `No tag "${tag}" in this account.`);
-    return { kind: 'tag', accountId, tagId };
+    const found = await this.tags.findTag(accountId, tag);
+    if (found === undefined) throw new ApiError('TAG_NOT_FOUND', `No tag "${tag}" in this account.`);
+    return { kind: 'tag', accountId, tagId: found.id, revision: found.revision };
   }
 }

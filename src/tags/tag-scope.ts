@@ -3,7 +3,15 @@
  * for the reserved `0` the account's tracked addresses that carry no tag. Holdings, transactions and
  * stats filter by it through `scopeAddressesSql`.
  */
-export type TagScope = { kind: 'tag'; accountId: number; tagId: number } | { kind: 'untagged'; accountId: number };
+export type TagScope =
+  | {
+      kind: 'tag';
+      accountId: number;
+      tagId: number;
+      /** The tag's revision when the scope was resolved; it goes up with every change to its addresses. */
+      revision: number;
+    }
+  | { kind: 'untagged'; accountId: number };
 
 /**
  * A subquery selecting the scope's addresses (one column, `address`). `next` is the number of the

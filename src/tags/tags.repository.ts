@@ -17,12 +17,14 @@ export type AssignOutcome = { ok: true } | { ok: false; overLimit: { address: st
 export class TagsRepository {
   constructor(private readonly db: Db) {}
 
-  async findTagId(accountId: number, name: string): Promise<number | undefined> {
-    const rows = await this.db.query<{ id: number | string }>(
-      'SELECT id FROM tags WHERE account_id = $1 AND name = $2',
+  /** The tag's id and its revision, which goes up with every change to its addresses. */
+  async findTag(accountId: number, name: string): Promise<{ id: number; revision: number } | undefined> {
+    const rows = await this.db.query<{ id: number | string; revision: number | string }>(
+      'SELECT id, revision FROM tags WHERE account_id = $1 AND name = $2',
       [accountId, name],
     );
-    return rows[0] === undefined ? undefined : Number(rows[0].id);
+    const row = rows[0];
+    return row === undefined ? undefined : { id: Number(row.id), revision: Number(row.revision) };
   }
 
   /**
@@ -62,7 +64,7 @@ export class TagsRepository {
 
         const id = tagId ?? (await createTag(tx, accountId, tag, now));
         await insertMemberships(tx, id, accountId, adding, now);
-        await tx.execute('UPDATE tags SET updated_at = $1 WHERE id = $2', [now, id]);
+        await membersChanged(tx, id, now);
       });
       return { ok: true };
     } catch (error) {
@@ -82,7 +84,7 @@ export class TagsRepository {
           ...chunk,
         ]);
       }
-      if (removed > 0) await tx.execute('UPDATE tags SET updated_at = $1 WHERE id = $2', [now, tagId]);
+      if (removed > 0) await membersChanged(tx, tagId, now);
       return removed;
     });
   }
@@ -213,6 +215,11 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
   const result: T[][] = [];
   for (let start = 0; start < items.length; start += size) result.push(items.slice(start, start + size));
   return result;
+}
+
+/** Every change to a tag's addresses moves its revision on, so that stats kept for the old set are not used again. */
+async function membersChanged(tx: Sql, tagId: number, now: string): Promise<void> {
+  await tx.execute('UPDATE tags SET updated_at = $1, revision = revision + 1 WHERE id = $2', [now, tagId]);
 }
 
 async function insertTracked(tx: Sql, accountId: number, ordered: readonly string[], now: string): Promise<void> {

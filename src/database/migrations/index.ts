@@ -3,6 +3,7 @@ import { Tags1763700000001 } from './1763700000001-tags';
 import { Data1763700000002 } from './1763700000002-data';
 import { TransactionPaging1763700000003 } from './1763700000003-transaction-paging';
 import { StatsIndexes1763700000010 } from './1763700000010-stats-indexes';
+import { StatsRevisions1763700000011 } from './1763700000011-stats-revisions';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   Data1763700000002,
   TransactionPaging1763700000003,
   StatsIndexes1763700000010,
+  StatsRevisions1763700000011,
 ];
