@@ -54,6 +54,7 @@ import { drive, LoadOptions, LoadResult } from './lib/load';
 import { applySettings, parseSetting, reportSettings } from './lib/pg-settings';
 import { buildService, ROOT, Server, startFloor, startService } from './lib/processes';
 import {
+  BigTagAlone,
   ENDPOINT_IDS,
   ENDPOINT_LABELS,
   EndpointId,
@@ -214,6 +215,7 @@ async function postgresPhase(
   const tagLoad = await loadTags(service.port, meta, keys);
   log('VACUUM ANALYZE, as autovacuum would eventually, so that neither side meets it mid-run');
   await adminQuery(url, 'VACUUM ANALYZE');
+  const bigTagAlone = await timeBigTagAlone(service.port, meta, keys);
   const floor = await startTracked(() => startFloor(url, join(RESULTS_DIR, 'floor.log')));
 
   const headers = { 'x-api-key': keys[BENCH_ACCOUNTS[0]]! };
@@ -253,6 +255,7 @@ async function postgresPhase(
     tagLoad,
     serviceRss: { peakUnderLoadMb, afterRunMb: memory.rssMb, highWaterMb: memory.peakMb },
     verified,
+    bigTagAlone,
   };
 }
 
@@ -279,6 +282,7 @@ async function sqlitePhase(
     }),
   );
   const tagLoad = await loadTags(service.port, meta, keys);
+  const bigTagAlone = await timeBigTagAlone(service.port, meta, keys);
   const headers = { 'x-api-key': keys[BENCH_ACCOUNTS[0]]! };
   const endpoints: SqliteFigures['endpoints'] = {};
   let peakUnderLoadMb = 0;
@@ -305,7 +309,24 @@ async function sqlitePhase(
     import: imported,
     tagLoad,
     serviceRss: { peakUnderLoadMb, afterRunMb: memory.rssMb, highWaterMb: memory.peakMb },
+    bigTagAlone,
   };
+}
+
+/** Two requests for the 10,000-address tag, one after the other, before anything else asked for it. */
+async function timeBigTagAlone(port: number, meta: DatasetMeta, keys: Record<string, string>): Promise<BigTagAlone> {
+  const [path] = pathsFor('tag_10k', meta);
+  const headers = { 'x-api-key': keys[BENCH_ACCOUNTS[0]]! };
+  const timed = async () => {
+    const started = performance.now();
+    const answer = await fetchAnswer(port, path!, headers);
+    if (answer.status !== 200) throw new Error(`${path} answered ${answer.status}: ${answer.body.slice(0, 200)}`);
+    return performance.now() - started;
+  };
+  const firstMs = await timed();
+  const secondMs = await timed();
+  log(`10k-address tag alone: ${firstMs.toFixed(1)} ms, then ${secondMs.toFixed(1)} ms`);
+  return { firstMs, secondMs };
 }
 
 function failures(result: LoadResult): string {
