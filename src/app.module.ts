@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { AccountsModule } from './accounts/accounts.module';
 import { AddressesModule } from './addresses/http/addresses.module';
@@ -8,7 +8,6 @@ import { ChainsModule } from './chains/chains.module';
 import { ApiExceptionFilter } from './common/api-exception.filter';
 import { ApiKeyGuard } from './common/api-key.guard';
 import { KeyThrottlerGuard } from './common/key-throttler.guard';
-import { LinkHeaderInterceptor } from './common/link-header.interceptor';
 import { queryValidationPipe } from './common/validation';
 import { AppConfig } from './config/config';
 import { ConfigModule } from './config/config.module';
@@ -53,7 +52,6 @@ export class AppModule {
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_GUARD, useClass: KeyThrottlerGuard },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
-        { provide: APP_INTERCEPTOR, useClass: LinkHeaderInterceptor },
         { provide: APP_PIPE, useFactory: queryValidationPipe },
       ],
     };

@@ -3,6 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/api-docs';
 import { AccountId } from '../common/auth';
 import { OffsetPage } from '../common/paging';
+import { Paged } from '../common/link-header.interceptor';
 import { TokenHoldingDto } from './dto/token-holding.dto';
 import { TokenHoldingsQueryDto } from './dto/token-holdings-query.dto';
 import { HoldingsService } from './holdings.service';
@@ -13,6 +14,7 @@ export class HoldingsController {
   constructor(private readonly holdings: HoldingsService) {}
 
   @Get()
+  @Paged()
   @ApiOperation({
     summary: 'List token holdings',
     description:

@@ -6,6 +6,7 @@ import { ApiErrors } from '../common/api-docs';
 import { AccountId } from '../common/auth';
 import { JsonBody } from '../common/json-body';
 import { OffsetPage } from '../common/paging';
+import { Paged } from '../common/link-header.interceptor';
 import { KeyedQueryDto, PageQueryDto } from '../common/query.dto';
 import { TagDetailsDto, TaggedAddressDto, TagSummaryDto } from './dto/tag.dto';
 import { TAG_RULE } from './tag-rules';
@@ -36,6 +37,7 @@ export class TagsController {
   constructor(private readonly tags: TagsService) {}
 
   @Get()
+  @Paged()
   @ApiOperation({
     summary: 'List tags',
     description: "The calling account's tags by name, with their address counts. The reserved `0` is not listed.",
@@ -89,6 +91,7 @@ export class TagsController {
   }
 
   @Get(':tag/addresses')
+  @Paged()
   @ApiOperation({ summary: 'List addresses carrying a tag', description: 'By time of assignment, then address.' })
   @ApiParam(TAG_PARAM)
   @ApiOkResponse({ type: [TaggedAddressDto], headers: LINK_HEADER })

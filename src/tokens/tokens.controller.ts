@@ -2,6 +2,7 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/api-docs';
 import { OffsetPage } from '../common/paging';
+import { Paged } from '../common/link-header.interceptor';
 import { PageQueryDto } from '../common/query.dto';
 import { TokenDto } from './dto/token.dto';
 import { TokensService } from './tokens.service';
@@ -12,6 +13,7 @@ export class TokensController {
   constructor(private readonly tokens: TokensService) {}
 
   @Get()
+  @Paged()
   @ApiOperation({
     summary: 'List all tokens',
     description: 'Tokens ordered by id, with every deployment. Paginated by `page`; see the `Link` header.',

@@ -3,6 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/api-docs';
 import { AccountId } from '../common/auth';
 import { CursorPage } from '../common/paging';
+import { Paged } from '../common/link-header.interceptor';
 import { TransactionDto } from './dto/transaction.dto';
 import { TransactionsQueryDto } from './dto/transactions-query.dto';
 import { TransactionsService } from './transactions.service';
@@ -13,6 +14,7 @@ export class TransactionsController {
   constructor(private readonly transactions: TransactionsService) {}
 
   @Get()
+  @Paged()
   @ApiOperation({
     summary: 'List transactions',
     description:
