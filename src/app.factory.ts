@@ -1,10 +1,10 @@
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import helmet from 'helmet';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import { jsonBodyParser } from './common/json-body';
 import { createLogger, NestPinoLogger, requestLogger } from './common/logging';
+import { HELMET_OPTIONS, securityHeaders } from './common/security-headers';
 import { AppConfig } from './config/config';
 import { buildOpenApiDocument, setupOpenApi } from './openapi';
 
@@ -20,19 +20,7 @@ export async function createApp(
   });
   app.disable('x-powered-by');
   app.use(requestLogger(logger));
-  app.use(
-    helmet({
-      // Swagger UI at /docs has an inline <style> block; its scripts are files. Self-hosted installs
-      // are often reached over plain HTTP, where upgrading the page's asset requests to HTTPS would break it.
-      contentSecurityPolicy: {
-        directives: {
-          'style-src': ["'self'", "'unsafe-inline'"],
-          'img-src': ["'self'", 'data:'],
-          'upgrade-insecure-requests': null,
-        },
-      },
-    }),
-  );
+  app.use(securityHeaders(HELMET_OPTIONS));
   app.use(jsonBodyParser());
   app.enableShutdownHooks();
   setupOpenApi(app, buildOpenApiDocument(app));
