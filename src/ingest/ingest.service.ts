@@ -3,6 +3,7 @@ import { open } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { Db, Sql } from '../database/db.service';
 import { bumpDataRevision } from '../database/revisions';
+import { BatchWriter } from './batch-writer';
 import { IngestRepository, ROWS_PER_STATEMENT } from './ingest.repository';
 import { Catalog } from './catalog';
 import { ByteSource, MAX_LINE_BYTES, readLines, SourceLine } from './line-reader';
@@ -91,23 +92,34 @@ export class IngestService {
     try {
       await this.db.transaction(async (tx) => {
         const catalog = await this.repository.loadCatalog(tx);
-        const pending = new PendingWrites();
-        for await (const line of readLines(source)) {
-          const checked = checkLine(line, catalog, run.startedAt);
-          if (checked !== undefined && 'reason' in checked) {
-            run.invalid(line.number, checked.reason);
-            if (!run.writing) pending.clear();
-          } else if (checked !== undefined) {
-            catalog.learn(checked.record);
-            run.valid(checked.record.type);
-            if (run.writing) pending.add(checked.record);
-            if (pending.size >= ROWS_PER_STATEMENT) await this.flush(tx, pending);
+        const writer = new BatchWriter<PendingWrites>((batch) => this.flush(tx, batch));
+        try {
+          let pending = new PendingWrites();
+          for await (const line of readLines(source)) {
+            const checked = checkLine(line, catalog, run.startedAt);
+            if (checked !== undefined && 'reason' in checked) {
+              run.invalid(line.number, checked.reason);
+              if (!run.writing) pending.clear();
+            } else if (checked !== undefined) {
+              catalog.learn(checked.record);
+              run.valid(checked.record.type);
+              if (run.writing) pending.add(checked.record);
+              if (pending.size >= ROWS_PER_STATEMENT) {
+                await writer.submit(pending);
+                pending = new PendingWrites();
+              }
+            }
+            run.read(line.number);
           }
-          run.read(line.number);
+          await writer.finished();
+          if (!run.writing) throw new RolledBack();
+          await writer.submit(pending);
+          await writer.finished();
+          await bumpDataRevision(tx);
+        } finally {
+          // Whatever went wrong, no write may still be running when the transaction ends.
+          await writer.settled();
         }
-        if (!run.writing) throw new RolledBack();
-        await this.flush(tx, pending);
-        await bumpDataRevision(tx);
       });
     } catch (error) {
       if (!(error instanceof RolledBack)) throw error;
@@ -123,7 +135,6 @@ export class IngestService {
     await this.repository.upsertPrices(tx, [...pending.prices.values()]);
     await this.repository.upsertHoldings(tx, [...pending.holdings.values()]);
     await this.repository.upsertTransactions(tx, [...pending.transactions.values()]);
-    pending.clear();
   }
 }
 
