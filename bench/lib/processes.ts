@@ -157,7 +157,7 @@ function memoryOf(pid: number): { rssMb: number; peakMb: number } {
 }
 
 /** Fields 14 and 15 of /proc/<pid>/stat, in clock ticks of 1/100 s (USER_HZ on Linux). */
-function cpuSecondsOf(pid: number): number {
+export function cpuSecondsOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;

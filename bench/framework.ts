@@ -1,0 +1,146 @@
+/**
+ * What the HTTP stack alone costs per request on this machine: the same small JSON answer from
+ * node:http, from Express 5 and from NestJS 11 on Express (chaintags' stack, with none of
+ * chaintags' own layers), each in its own process, driven like the service in `npm run bench`.
+ *
+ * The floor (bench/floor.ts) answers from node:http; the service runs on NestJS and Express. The
+ * difference this prints is the share of the service/floor gap that no change inside chaintags
+ * can remove while it keeps its framework.
+ *
+ *   node -r @swc-node/register bench/framework.ts [--seconds 8] [--warmup 2] [--connections 10]
+ */
+import 'reflect-metadata';
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Controller, Get, Module, Param } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import express from 'express';
+import { drive, LoadResult } from './lib/load';
+import { cpuSecondsOf, freePort, ROOT, sleep } from './lib/processes';
+
+const KINDS = ['node:http', 'express', 'nestjs'] as const;
+type Kind = (typeof KINDS)[number];
+
+const ANSWER = { chain: 'ethereum', address: '0x0000000000000000000000000000000000000001', tags: ['bench_a'] };
+
+@Controller('hello')
+class HelloController {
+  @Get(':id')
+  hello(@Param('id') _id: string): typeof ANSWER {
+    return ANSWER;
+  }
+}
+
+@Module({ controllers: [HelloController] })
+class HelloModule {}
+
+async function serve(kind: Kind, port: number): Promise<void> {
+  if (kind === 'node:http') {
+    createServer((_request, response) => {
+      const text = JSON.stringify(ANSWER);
+      response.writeHead(200, {
+        'Content-Type': 'application/json; charset=utf-8',
+        'Content-Length': Buffer.byteLength(text),
+      });
+      response.end(text);
+    }).listen(port, '127.0.0.1');
+  } else if (kind === 'express') {
+    const app = express();
+    app.disable('x-powered-by');
+    app.get('/hello/:id', (_request, response) => void response.json(ANSWER));
+    app.listen(port, '127.0.0.1');
+  } else {
+    const app = await NestFactory.create<NestExpressApplication>(HelloModule, { logger: false });
+    app.disable('x-powered-by');
+    await app.listen(port, '127.0.0.1');
+  }
+}
+
+interface Figures extends LoadResult {
+  kind: Kind;
+}
+
+async function measure(kind: Kind, settings: Settings): Promise<Figures> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['-r', '@swc-node/register', __filename, '--serve', kind, String(port)], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
+  try {
+    await waitUntilAnswering(port);
+    const load = { port, paths: ['/hello/1', '/hello/2'], headers: {}, connections: settings.connections };
+    await drive({ ...load, seconds: settings.warmup });
+    const before = cpuSecondsOf(child.pid!);
+    const result = await drive({ ...load, seconds: settings.seconds });
+    const cpuMsPerRequest = ((cpuSecondsOf(child.pid!) - before) * 1000) / result.requests;
+    return { kind, ...result, cpuMsPerRequest };
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
+async function waitUntilAnswering(port: number): Promise<void> {
+  for (let attempt = 0; attempt < 300; attempt += 1) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/hello/0`)).ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await sleep(100);
+  }
+  throw new Error(`nothing answered on port ${port}`);
+}
+
+interface Settings {
+  seconds: number;
+  warmup: number;
+  connections: number;
+}
+
+function parseArguments(argv: string[]): Settings {
+  const settings: Settings = { seconds: 8, warmup: 2, connections: 10 };
+  for (let index = 0; index < argv.length; index += 2) {
+    const name = argv[index];
+    const value = Number(argv[index + 1]);
+    if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} needs a positive number`);
+    if (name === '--seconds') settings.seconds = value;
+    else if (name === '--warmup') settings.warmup = value;
+    else if (name === '--connections') settings.connections = value;
+    else throw new Error(`unknown option ${name}`);
+  }
+  return settings;
+}
+
+async function main(): Promise<void> {
+  const settings = parseArguments(process.argv.slice(2));
+  const results: Figures[] = [];
+  for (const kind of KINDS) results.push(await measure(kind, settings));
+  const base = results[0]!.cpuMsPerRequest!;
+  const lines = [
+    `${'stack'.padEnd(10)} ${'rps'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'CPU ms'.padStart(7)} ${'over node:http'.padStart(15)}`,
+    ...results.map(
+      (figures) =>
+        `${figures.kind.padEnd(10)} ${Math.round(figures.rps).toString().padStart(7)} ${figures.p50.toFixed(2).padStart(7)} ` +
+        `${figures.p99.toFixed(2).padStart(7)} ${figures.cpuMsPerRequest!.toFixed(3).padStart(7)} ` +
+        `${(figures.cpuMsPerRequest! - base).toFixed(3).padStart(15)}`,
+    ),
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+  writeFileSync(
+    join(ROOT, 'bench', 'results', 'framework.json'),
+    `${JSON.stringify({ node: process.version, settings, results }, null, 2)}\n`,
+  );
+}
+
+if (process.argv[2] === '--serve') {
+  void serve(process.argv[3] as Kind, Number(process.argv[4]));
+} else {
+  main().catch((error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  });
+}
