@@ -194,7 +194,7 @@ describe.each(DATABASES)('address and tag stats on %s', (kind) => {
 });
 
 /**
- * A tag's stats are kept once computed (src/stats/tag-stats-cache.ts). Every change that can move
+ * A tag's stats are kept once computed (src/stats/stats-cache.ts). Every change that can move
  * them must show in the next answer: the tag's addresses changing through the API, and data
  * imported by the CLI in another process.
  */
@@ -235,11 +235,20 @@ describe.each(DATABASES)('tag stats after changes on %s', (kind) => {
     ((await t.http().get('/v2/tags/kept_stats').set('X-API-Key', t.keys.alice).expect(200)).body as { stats: unknown })
       .stats;
 
+  const addressStats = async (address: TestAddress) =>
+    (
+      (await t.http().get(`/v2/addresses/${address.input}`).set('X-API-Key', t.keys.alice).expect(200)).body as {
+        stats: unknown;
+      }
+    ).stats;
+
   it('answers the same stats while nothing changes', async () => {
     await send('post', '/v2/tags/kept_stats', [first]);
     const expected = { address_count: 1, token_holding_count: 1, txn_count: 0, total_value_usd: 2000 };
     expect(await stats()).toEqual(expected);
     expect(await Promise.all([stats(), stats(), stats()])).toEqual([expected, expected, expected]);
+    const secondBefore = { token_holding_count: 1, txn_count: 0, total_value_usd: 6000 };
+    expect(await Promise.all([addressStats(second), addressStats(second)])).toEqual([secondBefore, secondBefore]);
   });
 
   it('follows the tag’s addresses as they are added and removed', async () => {
@@ -256,6 +265,8 @@ describe.each(DATABASES)('tag stats after changes on %s', (kind) => {
       priceLine('ethereum', 2500),
     ]);
     expect(await stats()).toEqual({ address_count: 1, token_holding_count: 1, txn_count: 1, total_value_usd: 12500 });
+    expect(await addressStats(second)).toEqual({ token_holding_count: 1, txn_count: 1, total_value_usd: 12500 });
+    expect(await addressStats(first)).toEqual({ token_holding_count: 1, txn_count: 1, total_value_usd: 2500 });
   });
 
   it('answers for the new tag when a deleted tag’s name is used again', async () => {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TagScope } from '../tags/tag-scope';
 import { StatsRepository } from './stats.repository';
-import { TagStatsCache } from './tag-stats-cache';
+import { StatsCache } from './stats-cache';
 import { totalUsd } from './valuation';
 
 export interface AddressStats {
@@ -14,21 +14,28 @@ export interface TagStats extends AddressStats {
   address_count: number;
 }
 
-/** Tags whose stats are kept (a few hundred bytes each). */
+/** Addresses and tags whose stats are kept (a few hundred bytes each). */
+const CACHED_ADDRESSES = 20_000;
 const CACHED_TAGS = 10_000;
 
 /**
  * Contract §5: counts of non-zero holdings and of transactions, and the USD value of the holdings.
- * A real tag's stats are kept until its addresses or the data change (TagStatsCache); an address's
- * and the reserved tag's are computed on every request.
+ * An address's stats are kept until the data changes, a real tag's until its addresses or the
+ * data change (StatsCache); the reserved tag's are computed on every request.
  */
 @Injectable()
 export class StatsService {
-  private readonly tagStats = new TagStatsCache<TagStats>(CACHED_TAGS);
+  private readonly addressStats = new StatsCache<AddressStats>(CACHED_ADDRESSES);
+  private readonly tagStats = new StatsCache<TagStats>(CACHED_TAGS);
 
   constructor(private readonly stats: StatsRepository) {}
 
   async forAddress(address: string): Promise<AddressStats> {
+    const key = `${address} ${await this.stats.dataRevision()}`;
+    return { ...(await this.addressStats.get(key, () => this.computeForAddress(address))) };
+  }
+
+  private async computeForAddress(address: string): Promise<AddressStats> {
     const [counts, totals] = await Promise.all([
       this.stats.countsForAddress(address),
       this.stats.totalsForAddress(address),

@@ -1,4 +1,4 @@
-import { TagStatsCache } from './tag-stats-cache';
+import { StatsCache } from './stats-cache';
 
 function deferred<T>() {
   let resolve!: (value: T) => void;
@@ -10,9 +10,9 @@ function deferred<T>() {
   return { promise, resolve, reject };
 }
 
-describe('TagStatsCache', () => {
+describe('StatsCache', () => {
   it('computes once per key and answers later requests from the entry', async () => {
-    const cache = new TagStatsCache<number>(10);
+    const cache = new StatsCache<number>(10);
     const compute = jest.fn(() => Promise.resolve(42));
     expect(await cache.get('7:1:1', compute)).toBe(42);
     expect(await cache.get('7:1:1', compute)).toBe(42);
@@ -20,14 +20,14 @@ describe('TagStatsCache', () => {
   });
 
   it('computes afresh when the key (a revision) changes', async () => {
-    const cache = new TagStatsCache<string>(10);
+    const cache = new StatsCache<string>(10);
     expect(await cache.get('7:1:1', () => Promise.resolve('before'))).toBe('before');
     expect(await cache.get('7:2:1', () => Promise.resolve('after members changed'))).toBe('after members changed');
     expect(await cache.get('7:2:2', () => Promise.resolve('after an import'))).toBe('after an import');
   });
 
   it('lets concurrent requests for one key share a single computation', async () => {
-    const cache = new TagStatsCache<number>(10);
+    const cache = new StatsCache<number>(10);
     const pending = deferred<number>();
     const compute = jest.fn(() => pending.promise);
     const answers = Promise.all([cache.get('k', compute), cache.get('k', compute), cache.get('k', compute)]);
@@ -37,14 +37,14 @@ describe('TagStatsCache', () => {
   });
 
   it('does not keep a failed computation', async () => {
-    const cache = new TagStatsCache<number>(10);
+    const cache = new StatsCache<number>(10);
     await expect(cache.get('k', () => Promise.reject(new Error('database went away')))).rejects.toThrow('went away');
     expect(cache.size).toBe(0);
     expect(await cache.get('k', () => Promise.resolve(3))).toBe(3);
   });
 
   it('drops the least recently used entry beyond its capacity', async () => {
-    const cache = new TagStatsCache<string>(2);
+    const cache = new StatsCache<string>(2);
     await cache.get('a', () => Promise.resolve('a'));
     await cache.get('b', () => Promise.resolve('b'));
     await cache.get('a', () => Promise.resolve('a again'));
