@@ -16,7 +16,7 @@
  *    when a run at another transaction count is on file, compares p99 with it.
  *
  *   npm run bench [-- --transactions 10000000] [--duration 10] [--warmup 3] [--connections 10]
- *                 [--endpoints address,tag] [--skip-sqlite] [--cpu-prof] [--addresses N]
+ *                 [--endpoints address,tag] [--skip-sqlite] [--skip-copy] [--cpu-prof] [--addresses N]
  *                 [--holdings N] [--tags N] [--seed S] [--data-dir <folder>]
  *                 [--pg-setting name=value …] (PostgreSQL settings beyond the test cluster's)
  *
@@ -80,6 +80,8 @@ interface Settings {
   connections: number;
   endpoints: EndpointId[];
   sqlite: boolean;
+  /** Whether to load the rows with COPY too, the import's yardstick (`--skip-copy` leaves it out). */
+  copy: boolean;
   cpuProfile: boolean;
   /** PostgreSQL settings beyond the test cluster's (`--pg-setting name=value`). */
   pgSettings: [string, string][];
@@ -187,13 +189,7 @@ async function postgresPhase(
   apiKeys: string,
   profileDir: string | undefined,
 ): Promise<PostgresFigures> {
-  const copyUrl = await createDatabase(cluster, 'bench_copy');
-  log('COPY: migrating an empty database, then loading the same rows with COPY');
-  await runCli(copyUrl, ['keys', 'list'], 120_000);
-  await warmFiles(Object.values(meta.files.copy));
-  const copy = await copyRows(cluster, 'bench_copy', meta);
-  log(`COPY: ${copy.rows} rows in ${copy.seconds.toFixed(1)} s (${Math.round(copy.rowsPerSecond)} rows/s)`);
-  await adminQuery(cluster.url, 'DROP DATABASE bench_copy WITH (FORCE)');
+  const copy = settings.copy ? await copyPhase(cluster, meta) : undefined;
 
   const url = await createDatabase(cluster, 'bench');
   await runCli(url, ['keys', 'list'], 120_000);
@@ -228,14 +224,26 @@ async function postgresPhase(
   let peakUnderLoadMb = 0;
   for (const id of settings.endpoints) {
     const paths = pathsFor(id, meta);
-    log(`${ENDPOINT_LABELS[id]}: warming up both, then ${settings.seconds} s each`);
+    log(`${ENDPOINT_LABELS[id]}: every path once on both, warming up both, then ${settings.seconds} s each`);
+    const firstPass = {
+      service: await drive({ ...firstPassLoad(paths, settings), port: service.port, headers }),
+      floor: await drive({ ...firstPassLoad(paths, settings), port: floor.port, headers }),
+    };
+    log(
+      `  first pass: service p99 ${firstPass.service.p99.toFixed(1)} ms | floor p99 ${firstPass.floor.p99.toFixed(1)} ms`,
+    );
     await drive({ port: service.port, paths, headers, connections: settings.connections, seconds: settings.warmup });
     await drive({ port: floor.port, paths, headers, connections: settings.connections, seconds: settings.warmup });
     const load = { paths, headers, connections: settings.connections, seconds: settings.seconds };
     const sampled = await measure(service, load);
     peakUnderLoadMb = Math.max(peakUnderLoadMb, sampled.peakMb);
     const floorResult = (await measure(floor, load)).result;
-    endpoints[id] = { service: sampled.result, floor: floorResult, ratio: sampled.result.rps / floorResult.rps };
+    endpoints[id] = {
+      service: sampled.result,
+      floor: floorResult,
+      ratio: sampled.result.rps / floorResult.rps,
+      firstPass,
+    };
     log(
       `  service ${Math.round(sampled.result.rps)} rps p99 ${sampled.result.p99.toFixed(1)} ms | floor ` +
         `${Math.round(floorResult.rps)} rps p99 ${floorResult.p99.toFixed(1)} ms` +
@@ -251,12 +259,23 @@ async function postgresPhase(
     endpoints,
     import: imported,
     copy,
-    importToCopy: imported.rowsPerSecond / copy.rowsPerSecond,
+    importToCopy: copy === undefined ? undefined : imported.rowsPerSecond / copy.rowsPerSecond,
     tagLoad,
     serviceRss: { peakUnderLoadMb, afterRunMb: memory.rssMb, highWaterMb: memory.peakMb },
     verified,
     bigTagAlone,
   };
+}
+
+async function copyPhase(cluster: PgCluster, meta: DatasetMeta): Promise<Throughput> {
+  const copyUrl = await createDatabase(cluster, 'bench_copy');
+  log('COPY: migrating an empty database, then loading the same rows with COPY');
+  await runCli(copyUrl, ['keys', 'list'], 120_000);
+  await warmFiles(Object.values(meta.files.copy));
+  const copy = await copyRows(cluster, 'bench_copy', meta);
+  log(`COPY: ${copy.rows} rows in ${copy.seconds.toFixed(1)} s (${Math.round(copy.rowsPerSecond)} rows/s)`);
+  await adminQuery(cluster.url, 'DROP DATABASE bench_copy WITH (FORCE)');
+  return copy;
 }
 
 async function sqlitePhase(
@@ -310,6 +329,17 @@ async function sqlitePhase(
     tagLoad,
     serviceRss: { peakUnderLoadMb, afterRunMb: memory.rssMb, highWaterMb: memory.peakMb },
     bigTagAlone,
+  };
+}
+
+/** Each distinct path once, through the same connections as the measurement. */
+function firstPassLoad(paths: readonly string[], settings: Settings) {
+  const distinct = [...new Set(paths)];
+  return {
+    paths: distinct,
+    connections: Math.min(settings.connections, distinct.length),
+    seconds: settings.seconds,
+    amount: distinct.length,
   };
 }
 
@@ -678,6 +708,7 @@ function parseArguments(argv: readonly string[]): Settings {
     connections: 10,
     endpoints: [...ENDPOINT_IDS],
     sqlite: true,
+    copy: true,
     cpuProfile: false,
     pgSettings: [],
   };
@@ -732,6 +763,9 @@ function parseArguments(argv: readonly string[]): Settings {
       }
       case '--skip-sqlite':
         settings.sqlite = false;
+        break;
+      case '--skip-copy':
+        settings.copy = false;
         break;
       case '--cpu-prof':
         settings.cpuProfile = true;

@@ -7,6 +7,8 @@ export interface LoadOptions {
   headers: Record<string, string>;
   connections: number;
   seconds: number;
+  /** Stop after this many requests instead of after `seconds`. */
+  amount?: number;
 }
 
 export interface LoadResult {
@@ -35,7 +37,7 @@ export async function drive(options: LoadOptions): Promise<LoadResult> {
   const instance = autocannon({
     url: `http://127.0.0.1:${options.port}`,
     connections: options.connections,
-    duration: options.seconds,
+    ...(options.amount === undefined ? { duration: options.seconds } : { amount: options.amount }),
     timeout: 30,
     headers: options.headers,
     requests: [
