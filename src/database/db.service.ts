@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Pool, PoolClient, QueryResult } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { DataSource, QueryRunner } from 'typeorm';
 import { Dialect, toSqliteParameters } from './dialect';
 
@@ -18,8 +18,7 @@ export interface Sql {
  * TypeORM opens the connections and runs the migrations; statements then go to the drivers it
  * opened. On PostgreSQL they go straight to its `pg` pool (a TypeORM query runner per statement cost
  * measurable CPU on every request, see bench/README.md), and each transaction gets its own pooled
- * client. On SQLite TypeORM shares one
- * connection between all callers, so concurrent async transactions would interleave their
+ * client. On SQLite TypeORM shares one connection between all callers, so concurrent async transactions would interleave their
  * statements; here they queue behind an in-process lock instead, and each one starts with
  * `BEGIN IMMEDIATE` so that another process (the import CLI) waits on the file lock rather than
  * failing half-way. Plain queries on SQLite also wait for a running transaction, so no reader sees
@@ -29,25 +28,20 @@ export interface Sql {
 export class Db implements Sql {
   readonly dialect: Dialect;
   private queue: Promise<void> = Promise.resolve();
+  private pooled: Sql | undefined;
 
   constructor(private readonly dataSource: DataSource) {
     this.dialect = dataSource.options.type === 'postgres' ? 'postgres' : 'sqlite';
   }
 
   query<T = Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
-    if (this.dialect === 'postgres')
-      return this.pool()
-        .query(sql, [...params])
-        .then(rowsOf<T>);
-    return this.exclusive(() => run<T>(this.dataSource, this.dialect, sql, params));
+    if (this.dialect === 'postgres') return this.onPool().query<T>(sql, params);
+    return this.sqliteStatement((tx) => tx.query<T>(sql, params));
   }
 
   execute(sql: string, params: readonly unknown[] = []): Promise<number> {
-    if (this.dialect === 'postgres')
-      return this.pool()
-        .query(sql, [...params])
-        .then(changedBy);
-    return this.exclusive(() => runWrite(this.dataSource, this.dialect, sql, params));
+    if (this.dialect === 'postgres') return this.onPool().execute(sql, params);
+    return this.sqliteStatement((tx) => tx.execute(sql, params));
   }
 
   transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
@@ -75,7 +69,7 @@ export class Db implements Sql {
     let broken: unknown;
     try {
       await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
-      const result = await work(bindClient(client));
+      const result = await work(postgresSql(client));
       await client.query('COMMIT');
       return result;
     } catch (error) {
@@ -96,11 +90,29 @@ export class Db implements Sql {
     return (this.dataSource.driver as unknown as { master: Pool }).master;
   }
 
+  /** Statements outside a transaction, straight to the pool. */
+  private onPool(): Sql {
+    this.pooled ??= postgresSql(this.pool());
+    return this.pooled;
+  }
+
+  /** One statement outside a transaction, on a query runner of its own. */
+  private sqliteStatement<T>(run: (tx: Sql) => Promise<T>): Promise<T> {
+    return this.exclusive(async () => {
+      const runner = this.dataSource.createQueryRunner();
+      try {
+        return await run(sqliteSql(runner));
+      } finally {
+        await runner.release();
+      }
+    });
+  }
+
   private async sqliteTransaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
     const runner = this.dataSource.createQueryRunner();
     await runner.query('BEGIN IMMEDIATE');
     try {
-      const result = await work(bind(runner, this.dialect));
+      const result = await work(sqliteSql(runner));
       await runner.query('COMMIT');
       return result;
     } catch (error) {
@@ -126,65 +138,33 @@ function isRetryable(error: unknown): boolean {
   return typeof code === 'string' && RETRYABLE_SQLSTATES.has(code);
 }
 
-function rowsOf<T>(result: QueryResult): T[] {
-  return result.rows as T[];
-}
-
-/** Rows a write changed; for a statement with RETURNING that is the rows it returned. */
-function changedBy(result: QueryResult): number {
-  return result.rowCount ?? result.rows.length;
-}
-
-function bindClient(client: PoolClient): Sql {
+/** Statements straight to the pg pool, or to a client checked out of it for a transaction. */
+function postgresSql(target: Pool | PoolClient): Sql {
   return {
     dialect: 'postgres',
-    query: <T>(sql: string, params: readonly unknown[] = []) => client.query(sql, [...params]).then(rowsOf<T>),
-    execute: (sql: string, params: readonly unknown[] = []) => client.query(sql, [...params]).then(changedBy),
+    query: async <T>(sql: string, params: readonly unknown[] = []) =>
+      (await target.query(sql, [...params])).rows as T[],
+    // For a write with RETURNING, rowCount is the number of rows it returned.
+    execute: async (sql: string, params: readonly unknown[] = []) => {
+      const result = await target.query(sql, [...params]);
+      return result.rowCount ?? result.rows.length;
+    },
   };
 }
 
-function bind(runner: QueryRunner, dialect: Dialect): Sql {
-  return {
-    dialect,
-    query: <T>(sql: string, params: readonly unknown[] = []) => run<T>(runner, dialect, sql, params),
-    execute: (sql: string, params: readonly unknown[] = []) => runWrite(runner, dialect, sql, params),
-  };
-}
-
-type Queryable = Pick<QueryRunner, 'query'> | Pick<DataSource, 'query'>;
-
-async function run<T>(target: Queryable, dialect: Dialect, sql: string, params: readonly unknown[]): Promise<T[]> {
-  const result = await structured(target, dialect, sql, params);
-  return (result.records ?? []) as T[];
-}
-
-async function runWrite(target: Queryable, dialect: Dialect, sql: string, params: readonly unknown[]): Promise<number> {
-  const result = await structured(target, dialect, sql, params);
-  return result.affected ?? result.records?.length ?? 0;
-}
-
-interface Structured {
-  records?: unknown[];
-  affected?: number;
-}
-
-async function structured(
-  target: Queryable,
-  dialect: Dialect,
-  sql: string,
-  params: readonly unknown[],
-): Promise<Structured> {
-  if (dialect === 'sqlite') {
+/** Statements through a TypeORM query runner on SQLite, with `$n` placeholders turned into `?`. */
+function sqliteSql(runner: QueryRunner): Sql {
+  const structured = async (sql: string, params: readonly unknown[]) => {
     const converted = toSqliteParameters(sql, params);
-    return (await callStructured(target, converted.sql, converted.params)) as Structured;
-  }
-  return (await callStructured(target, sql, [...params])) as Structured;
-}
-
-function callStructured(target: Queryable, sql: string, params: unknown[]): Promise<unknown> {
-  if (target instanceof DataSource) {
-    const runner = target.createQueryRunner();
-    return runner.query(sql, params, true).finally(() => runner.release());
-  }
-  return (target as QueryRunner).query(sql, params, true);
+    return (await runner.query(converted.sql, converted.params, true)) as { records?: unknown[]; affected?: number };
+  };
+  return {
+    dialect: 'sqlite',
+    query: async <T>(sql: string, params: readonly unknown[] = []) =>
+      ((await structured(sql, params)).records ?? []) as T[],
+    execute: async (sql: string, params: readonly unknown[] = []) => {
+      const result = await structured(sql, params);
+      return result.affected ?? result.records?.length ?? 0;
+    },
+  };
 }
