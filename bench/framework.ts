@@ -19,7 +19,8 @@ import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import express from 'express';
 import { drive, LoadResult } from './lib/load';
-import { cpuSecondsOf, freePort, ROOT, sleep } from './lib/processes';
+import { freePort } from '../test/support/pg-cluster';
+import { cpuSecondsOf, ROOT, sleep } from './lib/processes';
 
 const KINDS = ['node:http', 'express', 'nestjs'] as const;
 type Kind = (typeof KINDS)[number];

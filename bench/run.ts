@@ -194,11 +194,7 @@ async function postgresPhase(
   const url = await createDatabase(cluster, 'bench');
   await runCli(url, ['keys', 'list'], 120_000);
   await warmFiles([meta.files.ndjson]);
-  log(`import: ${meta.lines.total} lines through chaintags import into PostgreSQL`);
-  const imported = await importDataset(url, meta);
-  log(
-    `import: ${imported.rows} rows in ${imported.seconds.toFixed(1)} s (${Math.round(imported.rowsPerSecond)} rows/s)`,
-  );
+  const imported = await importDataset(url, meta, 'PostgreSQL');
 
   const service = await startTracked(() =>
     startService(compiled().main, {
@@ -288,11 +284,7 @@ async function sqlitePhase(
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const url = `sqlite:${join(dir, 'bench.sqlite')}`;
   await runCli(url, ['keys', 'list'], 120_000);
-  log(`import: ${meta.lines.total} lines through chaintags import into SQLite`);
-  const imported = await importDataset(url, meta);
-  log(
-    `import: ${imported.rows} rows in ${imported.seconds.toFixed(1)} s (${Math.round(imported.rowsPerSecond)} rows/s)`,
-  );
+  const imported = await importDataset(url, meta, 'SQLite');
   const service = await startTracked(() =>
     startService(compiled().main, {
       databaseUrl: url,
@@ -499,7 +491,8 @@ async function loadTags(
 }
 
 /** `chaintags import` of the dataset; its own summary gives the rows and the time spent importing. */
-async function importDataset(databaseUrl: string, meta: DatasetMeta): Promise<Throughput> {
+async function importDataset(databaseUrl: string, meta: DatasetMeta, into: string): Promise<Throughput> {
+  log(`import: ${meta.lines.total} lines through chaintags import into ${into}`);
   // Generous: a millisecond a row on top of ten minutes, far beyond any healthy import.
   const timeout = 600_000 + meta.lines.total;
   const { stdout } = await runCli(databaseUrl, ['import', meta.files.ndjson], timeout);
@@ -513,7 +506,9 @@ async function importDataset(databaseUrl: string, meta: DatasetMeta): Promise<Th
   }
   const rows = Object.values(summary.valid).reduce((sum, count) => sum + count, 0);
   if (rows !== meta.lines.total) throw new Error(`the import took ${rows} rows of ${meta.lines.total}`);
-  return { rows, seconds: summary.seconds, rowsPerSecond: rows / summary.seconds };
+  const rowsPerSecond = rows / summary.seconds;
+  log(`import: ${rows} rows in ${summary.seconds.toFixed(1)} s (${Math.round(rowsPerSecond)} rows/s)`);
+  return { rows, seconds: summary.seconds, rowsPerSecond };
 }
 
 /** COPY of the dataset's CSV files in one transaction, timed around psql. */

@@ -61,7 +61,8 @@ export function stopCluster(cluster: PgCluster): void {
   }
 }
 
-function freePort(): Promise<number> {
+/** A TCP port on the loopback interface that nothing listens on right now. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
