@@ -44,6 +44,7 @@ import { canonicalAddressOnChain } from '../src/addresses';
 import { CHAIN_IDS, ChainId } from '../src/chains/chain-ids';
 import { TOKENS } from '../src/database/reference-data';
 import { TRANSACTION_FIELDS } from '../src/transactions/transaction-fields';
+import { syntheticTxHash } from '../scripts/lib/tx-hash';
 
 /** Bumped whenever the output for the same options changes, so cached datasets are rebuilt. */
 export const GENERATOR_VERSION = 2;
@@ -654,28 +655,6 @@ const BLOCK_HEIGHT: Record<ChainId, number> = {
   aptos: 250_000_000,
 };
 
-function txHash(random: Random, chain: ChainId): string {
-  switch (chain) {
-    case 'solana':
-      return base58.encode(random.bytes(64));
-    case 'sui':
-      return base58.encode(random.bytes(32));
-    case 'bitcoin':
-    case 'bitcoincash':
-    case 'dogecoin':
-    case 'ton':
-      return random.hex(32);
-    case 'ethereum':
-    case 'bnb':
-    case 'polygon':
-    case 'arbitrum':
-    case 'optimism':
-    case 'base':
-    case 'aptos':
-      return `0x${random.hex(32)}`;
-  }
-}
-
 /**
  * Transactions in block-time order over one year. One in ten shares the hash of the chain's
  * previous transfer (several transfers in one transaction, ids `<hash>:<n>`); one in fifty native
@@ -711,8 +690,8 @@ function writeTransactions(
       logIndex = last.index + 1;
     } else {
       height.set(chain, height.get(chain)! + 1 + random.below(3));
-      hash = txHash(random, chain);
-      blockHash = txHash(random, chain);
+      hash = syntheticTxHash(chain, random);
+      blockHash = syntheticTxHash(chain, random);
       logIndex = 0;
     }
     previous.set(chain, { hash, blockHash, index: logIndex });

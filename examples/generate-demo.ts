@@ -18,6 +18,7 @@ import { getAddress } from 'viem';
 import { canonicalAddressOnChain } from '../src/addresses';
 import { CHAIN_IDS, ChainId } from '../src/chains/chain-ids';
 import { TOKENS } from '../src/database/reference-data';
+import { syntheticTxHash } from '../scripts/lib/tx-hash';
 
 const OUTPUT = join(__dirname, 'demo.ndjson');
 const HOLDERS_PER_CHAIN = 6;
@@ -41,6 +42,10 @@ class Random {
   /** Uniform enough for demo data: an integer in [0, n). */
   below(n: number): number {
     return Buffer.from(this.bytes(6)).readUIntBE(0, 6) % n;
+  }
+
+  hex(length: number): string {
+    return hex.encode(this.bytes(length));
   }
 
   pick<T>(items: readonly T[]): T {
@@ -84,29 +89,6 @@ function verified(chain: ChainId, address: string): string {
   const parsed = canonicalAddressOnChain(address, chain);
   if (!parsed.ok) throw new Error(`generated an address chaintags rejects on ${chain}: ${address} (${parsed.reason})`);
   return address;
-}
-
-/** Transaction hashes in each chain's own notation. */
-function txHash(chain: ChainId): string {
-  switch (chain) {
-    case 'solana':
-      return base58.encode(random.bytes(64));
-    case 'sui':
-      return base58.encode(random.bytes(32));
-    case 'bitcoin':
-    case 'bitcoincash':
-    case 'dogecoin':
-    case 'ton':
-      return hex.encode(random.bytes(32));
-    case 'ethereum':
-    case 'bnb':
-    case 'polygon':
-    case 'arbitrum':
-    case 'optimism':
-    case 'base':
-    case 'aptos':
-      return `0x${hex.encode(random.bytes(32))}`;
-  }
 }
 
 /** Roughly where each chain's block height (Solana: slot, Sui: checkpoint) stood in June 2024, and its block interval. */
@@ -239,7 +221,7 @@ for (let index = 0; index < TRANSACTIONS; index += 1) {
   const blocks = 1 + random.below(400);
   position.height += blocks;
   position.time += Math.round(blocks * BLOCKS[chain].seconds * 1000);
-  const hash = txHash(chain);
+  const hash = syntheticTxHash(chain, random);
   // Block rewards and mints have no sender; chaintags records them with from_address "0".
   const minted = deployment.address === '0' && random.below(12) === 0;
   lines.push({
@@ -252,7 +234,7 @@ for (let index = 0; index < TRANSACTIONS; index += 1) {
     value: amount(Math.max(1, Math.round(wholeTokens(deployment.tokenId) / 20)), deployment.decimals),
     tx_hash: hash,
     block_number: String(position.height),
-    block_hash: txHash(chain),
+    block_hash: syntheticTxHash(chain, random),
     block_time: iso(position.time),
   });
 }
