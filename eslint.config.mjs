@@ -11,6 +11,7 @@ export default tseslint.config(
       'data/**',
       '*.config.js',
       '*.config.mjs',
+      '.dependency-cruiser.cjs',
       'bench/results/**',
     ],
   },

@@ -19,12 +19,12 @@
  */
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Pool } from 'pg';
-import { AccountsRepository } from '../src/accounts/accounts.repository';
-import { AccountsService } from '../src/accounts/accounts.service';
-import { parseAddress } from '../src/addresses';
-import { AddressesService } from '../src/addresses/http/addresses.service';
-import { isChainId } from '../src/chains/chain-ids';
-import { ApiError } from '../src/common/errors';
+import { AccountsRepository } from '../src/modules/accounts/accounts.repository';
+import { AccountsService } from '../src/modules/accounts/accounts.service';
+import { parseAddress } from '../src/core/addresses';
+import { AddressesService } from '../src/modules/addresses/addresses.service';
+import { isChainId } from '../src/core/chains/chain-ids';
+import { ApiError } from '../src/core/errors';
 import {
   CursorPage,
   formatLinks,
@@ -32,18 +32,18 @@ import {
   OffsetPage,
   offsetRelations,
   withParameter,
-} from '../src/common/paging';
+} from '../src/http/paging/paging';
 import type { Db, Row } from '../src/database/db.service';
-import { HoldingsRepository } from '../src/holdings/holdings.repository';
-import { HoldingsService } from '../src/holdings/holdings.service';
-import { StatsRepository } from '../src/stats/stats.repository';
-import { StatsService } from '../src/stats/stats.service';
-import { isValidTag } from '../src/tags/tag-rules';
-import { TagScopeService } from '../src/tags/tag-scope.service';
-import { TagsRepository } from '../src/tags/tags.repository';
-import { TagsService } from '../src/tags/tags.service';
-import { TransactionsRepository } from '../src/transactions/transactions.repository';
-import { TransactionsService } from '../src/transactions/transactions.service';
+import { HoldingsRepository } from '../src/modules/holdings/holdings.repository';
+import { HoldingsService } from '../src/modules/holdings/holdings.service';
+import { StatsRepository } from '../src/modules/stats/stats.repository';
+import { StatsService } from '../src/modules/stats/stats.service';
+import { isValidTag } from '../src/core/tags/tag-rules';
+import { TagScopeService } from '../src/modules/tags/tag-scope.service';
+import { TagsRepository } from '../src/modules/tags/tags.repository';
+import { TagsService } from '../src/modules/tags/tags.service';
+import { TransactionsRepository } from '../src/modules/transactions/transactions.repository';
+import { TransactionsService } from '../src/modules/transactions/transactions.service';
 
 /** The service's pool size (src/database/data-source.ts), so neither side has more connections. */
 const POOL_SIZE = 20;

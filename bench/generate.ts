@@ -40,10 +40,10 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { base58, bech32, createBase58check } from '@scure/base';
 import { Address } from '@ton/core';
 import { getAddress } from 'viem';
-import { canonicalAddressOnChain } from '../src/addresses';
-import { CHAIN_IDS, ChainId } from '../src/chains/chain-ids';
+import { canonicalAddressOnChain } from '../src/core/addresses';
+import { CHAIN_IDS, ChainId } from '../src/core/chains/chain-ids';
 import { TOKENS } from '../src/database/reference-data';
-import { TRANSACTION_FIELDS } from '../src/transactions/transaction-fields';
+import { TRANSACTION_FIELDS } from '../src/core/records/transaction-fields';
 import { syntheticTxHash } from '../scripts/lib/tx-hash';
 
 /** Bumped whenever the output for the same options changes, so cached datasets are rebuilt. */

@@ -15,8 +15,8 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { base58, bech32, createBase58check, hex } from '@scure/base';
 import { Address } from '@ton/core';
 import { getAddress } from 'viem';
-import { canonicalAddressOnChain } from '../src/addresses';
-import { CHAIN_IDS, ChainId } from '../src/chains/chain-ids';
+import { canonicalAddressOnChain } from '../src/core/addresses';
+import { CHAIN_IDS, ChainId } from '../src/core/chains/chain-ids';
 import { TOKENS } from '../src/database/reference-data';
 import { syntheticTxHash } from '../scripts/lib/tx-hash';
 

@@ -2,9 +2,9 @@ import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
-import { jsonBodyParser } from './common/json-body';
-import { createLogger, NestPinoLogger, requestLogger } from './common/logging';
-import { HELMET_OPTIONS, securityHeaders } from './common/security-headers';
+import { jsonBodyParser } from './http/json-body';
+import { createLogger, NestPinoLogger, requestLogger } from './http/logging/logging';
+import { HELMET_OPTIONS, securityHeaders } from './http/security-headers';
 import { AppConfig } from './config/config';
 import { buildOpenApiDocument, setupOpenApi } from './openapi';
 

@@ -1,23 +1,23 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
-import { AccountsModule } from './accounts/accounts.module';
-import { AddressesModule } from './addresses/http/addresses.module';
-import { KeyBootstrap } from './accounts/accounts.service';
-import { ChainsModule } from './chains/chains.module';
-import { ApiExceptionFilter } from './common/api-exception.filter';
-import { ApiKeyGuard } from './common/api-key.guard';
-import { KeyThrottlerGuard } from './common/key-throttler.guard';
-import { queryValidationPipe } from './common/validation';
+import { AccountsModule } from './modules/accounts/accounts.module';
+import { AddressesModule } from './modules/addresses/addresses.module';
+import { KeyBootstrap } from './modules/accounts/accounts.service';
+import { ChainsModule } from './modules/chains/chains.module';
+import { ApiExceptionFilter } from './http/errors/api-exception.filter';
+import { ApiKeyGuard } from './http/auth/api-key.guard';
+import { KeyThrottlerGuard } from './http/throttling/key-throttler.guard';
+import { queryValidationPipe } from './http/validation/validation';
 import { AppConfig } from './config/config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
-import { HealthController } from './health/health.controller';
-import { HoldingsModule } from './holdings/holdings.module';
-import { IngestModule } from './ingest/ingest.module';
-import { TagsModule } from './tags/tags.module';
-import { TokensModule } from './tokens/tokens.module';
-import { TransactionsModule } from './transactions/transactions.module';
+import { HealthController } from './modules/health/health.controller';
+import { HoldingsModule } from './modules/holdings/holdings.module';
+import { IngestModule } from './modules/ingest/ingest.module';
+import { TagsModule } from './modules/tags/tags.module';
+import { TokensModule } from './modules/tokens/tokens.module';
+import { TransactionsModule } from './modules/transactions/transactions.module';
 
 /** The modules that hold data and rules; shared by the HTTP server and the CLI. */
 export const DOMAIN_MODULES = [

@@ -1,10 +1,10 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { generateApiKey } from './accounts/api-key';
+import { generateApiKey } from './modules/accounts/api-key';
 import { createApp } from './app.factory';
 import { ConfigError, parseConfig } from './config/config';
 import { Db } from './database/db.service';
-import { IngestService } from './ingest/ingest.service';
+import { IngestService } from './modules/ingest/ingest.service';
 
 /**
  * `npm run demo`: the service on its own SQLite file, recreated on every run and filled from

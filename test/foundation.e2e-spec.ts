@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { AccountsService } from '../src/accounts/accounts.service';
+import { AccountsService } from '../src/modules/accounts/accounts.service';
 import { renderOpenApi, OPENAPI_PATH } from '../scripts/openapi';
-import { CHAIN_IDS } from '../src/chains/chain-ids';
+import { CHAIN_IDS } from '../src/core/chains/chain-ids';
 import { DATABASES, startOnFreshDatabase, TestApp } from './support/test-app';
 
 describe.each(DATABASES)('foundation on %s', (kind) => {

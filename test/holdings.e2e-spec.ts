@@ -1,4 +1,4 @@
-import { ChainId } from '../src/chains/chain-ids';
+import { ChainId } from '../src/core/chains/chain-ids';
 import { TOKENS } from '../src/database/reference-data';
 import { runCli } from './support/cli';
 import {

@@ -1,5 +1,5 @@
 import { Db } from '../src/database/db.service';
-import { IngestService, MAX_LISTED_INVALID } from '../src/ingest/ingest.service';
+import { IngestService, MAX_LISTED_INVALID } from '../src/modules/ingest/ingest.service';
 import { runCli } from './support/cli';
 import {
   addressOn,

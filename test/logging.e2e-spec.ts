@@ -1,4 +1,4 @@
-import { keyPrefix } from '../src/accounts/api-key';
+import { keyPrefix } from '../src/modules/accounts/api-key';
 import { DATABASES, startOnFreshDatabase, TestApp } from './support/test-app';
 
 interface LogLine {

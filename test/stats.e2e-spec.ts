@@ -1,6 +1,6 @@
-import { ChainId } from '../src/chains/chain-ids';
+import { ChainId } from '../src/core/chains/chain-ids';
 import { TOKENS } from '../src/database/reference-data';
-import { totalUsd } from '../src/stats/valuation';
+import { totalUsd } from '../src/core/money/valuation';
 import { runCli } from './support/cli';
 import {
   bitcoinLegacyAddress,
@@ -194,7 +194,7 @@ describe.each(DATABASES)('address and tag stats on %s', (kind) => {
 });
 
 /**
- * A tag's stats are kept once computed (src/stats/stats-cache.ts). Every change that can move
+ * A tag's stats are kept once computed (src/modules/stats/stats-cache.ts). Every change that can move
  * them must show in the next answer: the tag's addresses changing through the API, and data
  * imported by the CLI in another process.
  */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { IngestService } from '../src/ingest/ingest.service';
-import { encodeCursor } from '../src/transactions/cursor';
+import { IngestService } from '../src/modules/ingest/ingest.service';
+import { encodeCursor } from '../src/modules/transactions/cursor';
 import { runCli } from './support/cli';
 import {
   bitcoinLegacyAddress,

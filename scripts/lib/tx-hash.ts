@@ -1,5 +1,5 @@
 import { base58 } from '@scure/base';
-import type { ChainId } from '../../src/chains/chain-ids';
+import type { ChainId } from '../../src/core/chains/chain-ids';
 
 /** A seeded source of random bytes; `hex` is the same draw as `bytes`, written as lowercase hex. */
 export interface RandomBytes {

@@ -1,9 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { AccountsModule } from '../accounts/accounts.module';
+import { AccountsModule } from '../modules/accounts/accounts.module';
 import { AppConfig } from '../config/config';
 import { ConfigModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
-import { IngestModule } from '../ingest/ingest.module';
+import { IngestModule } from '../modules/ingest/ingest.module';
 
 /** The modules the command line needs: the same services the HTTP API uses, without the HTTP layer. */
 @Module({})

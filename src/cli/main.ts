@@ -1,9 +1,9 @@
 import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Command, CommanderError } from 'commander';
-import { AccountsError, AccountsService } from '../accounts/accounts.service';
+import { AccountsError, AccountsService } from '../modules/accounts/accounts.service';
 import { ConfigError, parseConfig } from '../config/config';
-import { ImportOptions, ImportReport, IngestService } from '../ingest/ingest.service';
+import { ImportOptions, ImportReport, IngestService } from '../modules/ingest/ingest.service';
 import { CliModule } from './cli.module';
 
 /**

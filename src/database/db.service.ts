@@ -2,14 +2,27 @@ import { Injectable } from '@nestjs/common';
 import type { Pool, PoolClient } from 'pg';
 import { DataSource, QueryRunner } from 'typeorm';
 import { Dialect, toSqliteParameters } from './dialect';
+import { render, RenderedSql, SqlFragment } from './sql';
 
 export type Row = Record<string, unknown>;
 
+/** A statement: a fragment built with `sql`, or (being phased out) text in `$n` style with its parameters. */
+type Statement = [statement: SqlFragment] | [text: string, params?: readonly unknown[]];
+
 export interface Sql {
   readonly dialect: Dialect;
-  query<T = Row>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  query<T = Row>(...statement: Statement): Promise<T[]>;
   /** Runs a write and answers how many rows it changed. */
-  execute(sql: string, params?: readonly unknown[]): Promise<number>;
+  execute(...statement: Statement): Promise<number>;
+}
+
+function rendered(dialect: Dialect, [statement, params = []]: Statement): RenderedSql {
+  if (statement instanceof SqlFragment) return render(statement, dialect);
+  if (dialect === 'sqlite') {
+    const converted = toSqliteParameters(statement, params);
+    return { text: converted.sql, params: converted.params };
+  }
+  return { text: statement, params: [...params] };
 }
 
 /**
@@ -34,14 +47,14 @@ export class Db implements Sql {
     this.dialect = dataSource.options.type === 'postgres' ? 'postgres' : 'sqlite';
   }
 
-  query<T = Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
-    if (this.dialect === 'postgres') return this.onPool().query<T>(sql, params);
-    return this.sqliteStatement((tx) => tx.query<T>(sql, params));
+  query<T = Row>(...statement: Statement): Promise<T[]> {
+    if (this.dialect === 'postgres') return this.onPool().query<T>(...statement);
+    return this.sqliteStatement((tx) => tx.query<T>(...statement));
   }
 
-  execute(sql: string, params: readonly unknown[] = []): Promise<number> {
-    if (this.dialect === 'postgres') return this.onPool().execute(sql, params);
-    return this.sqliteStatement((tx) => tx.execute(sql, params));
+  execute(...statement: Statement): Promise<number> {
+    if (this.dialect === 'postgres') return this.onPool().execute(...statement);
+    return this.sqliteStatement((tx) => tx.execute(...statement));
   }
 
   transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
@@ -140,30 +153,32 @@ function isRetryable(error: unknown): boolean {
 
 /** Statements straight to the pg pool, or to a client checked out of it for a transaction. */
 function postgresSql(target: Pool | PoolClient): Sql {
+  const run = (statement: Statement) => {
+    const { text, params } = rendered('postgres', statement);
+    return target.query(text, params);
+  };
   return {
     dialect: 'postgres',
-    query: async <T>(sql: string, params: readonly unknown[] = []) =>
-      (await target.query(sql, [...params])).rows as T[],
+    query: async <T>(...statement: Statement) => (await run(statement)).rows as T[],
     // For a write with RETURNING, rowCount is the number of rows it returned.
-    execute: async (sql: string, params: readonly unknown[] = []) => {
-      const result = await target.query(sql, [...params]);
+    execute: async (...statement: Statement) => {
+      const result = await run(statement);
       return result.rowCount ?? result.rows.length;
     },
   };
 }
 
-/** Statements through a TypeORM query runner on SQLite, with `$n` placeholders turned into `?`. */
+/** Statements through a TypeORM query runner on SQLite, with `?` placeholders. */
 function sqliteSql(runner: QueryRunner): Sql {
-  const structured = async (sql: string, params: readonly unknown[]) => {
-    const converted = toSqliteParameters(sql, params);
-    return (await runner.query(converted.sql, converted.params, true)) as { records?: unknown[]; affected?: number };
+  const structured = async (statement: Statement) => {
+    const { text, params } = rendered('sqlite', statement);
+    return (await runner.query(text, params, true)) as { records?: unknown[]; affected?: number };
   };
   return {
     dialect: 'sqlite',
-    query: async <T>(sql: string, params: readonly unknown[] = []) =>
-      ((await structured(sql, params)).records ?? []) as T[],
-    execute: async (sql: string, params: readonly unknown[] = []) => {
-      const result = await structured(sql, params);
+    query: async <T>(...statement: Statement) => ((await structured(statement)).records ?? []) as T[],
+    execute: async (...statement: Statement) => {
+      const result = await structured(statement);
       return result.affected ?? result.records?.length ?? 0;
     },
   };

@@ -1,7 +1,7 @@
 import { isAddress as isSolanaAddress } from '@solana/addresses';
 import { Address as TonAddress } from '@ton/core';
 import { getAddress } from 'viem';
-import { CHAIN_IDS, isChainId, type ChainId } from '../chains/chain-ids';
+import { CHAIN_IDS, isChainId, type ChainId } from '../core/chains/chain-ids';
 import { CHAINS, TOKENS, type DeploymentSeed } from './reference-data';
 
 const EVM_CHAIN_IDS: Partial<Record<ChainId, number>> = {

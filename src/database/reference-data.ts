@@ -1,4 +1,4 @@
-import type { ChainId } from '../chains/chain-ids';
+import type { ChainId } from '../core/chains/chain-ids';
 
 /**
  * Reference data chaintags seeds into its database: the thirteen supported chains (with their

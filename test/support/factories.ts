@@ -4,8 +4,8 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { base58, bech32, createBase58check, hex } from '@scure/base';
 import { Address } from '@ton/core';
 import { getAddress } from 'viem';
-import { parseAddress } from '../../src/addresses';
-import { ChainId } from '../../src/chains/chain-ids';
+import { parseAddress } from '../../src/core/addresses';
+import { ChainId } from '../../src/core/chains/chain-ids';
 import { TOKENS } from '../../src/database/reference-data';
 
 /**

@@ -4,7 +4,7 @@ import { dialectOf } from './1763700000000-foundation';
 
 /**
  * Revision counters that let address and tag stats be kept once computed and still be exact
- * (src/stats/stats-cache.ts):
+ * (src/modules/stats/stats-cache.ts):
  *
  * - `tags.revision` goes up with every change to the tag's addresses, in the same transaction.
  * - `revisions` holds named counters shared by every instance on the database. `data` goes up with

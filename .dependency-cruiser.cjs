@@ -1,0 +1,73 @@
+// The dependency rule of chaintags (README, "Architecture"), checked by `npm run lint`.
+//
+//   core  <-  database  <-  modules/*        http/* imports core and config only;
+//   core  <-  http      <-  modules/*        modules use each other through services only.
+//
+// main.ts, app.*.ts and cli/ put the pieces together and may import anything.
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycles',
+      comment: 'A cycle between files makes the layers meaningless and the load order fragile.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'core-is-pure',
+      comment: 'core/ holds facts and pure functions: no Nest, no SQL, nothing from the layers above.',
+      severity: 'error',
+      from: { path: '^src/core/', pathNot: '\\.spec\\.ts$' },
+      to: {
+        pathNot: ['^src/core/', '^node_modules/(@scure|@noble|@bitauth|@ton|viem|ox|abitype)/'],
+        dependencyTypesNot: ['core'],
+      },
+    },
+    {
+      name: 'config-below-everything-but-core',
+      severity: 'error',
+      from: { path: '^src/config/' },
+      to: { path: '^src/(database|http|modules|cli)/' },
+    },
+    {
+      name: 'database-below-features',
+      comment: 'database/ (Db, dialect, migrations, seeding) serves the modules and must not know them.',
+      severity: 'error',
+      from: { path: '^src/database/' },
+      to: { path: '^src/(http|modules|cli)/' },
+    },
+    {
+      name: 'http-is-transport-only',
+      comment: 'http/ may not reach into features or SQL; the auth guard asks an ApiKeyVerifier.',
+      severity: 'error',
+      from: { path: '^src/http/' },
+      to: { path: '^src/(database|modules|cli)/' },
+    },
+    {
+      name: 'modules-meet-through-services',
+      comment:
+        'A module uses another one through its exported service (or module, dto and commands), never its repository or SQL.',
+      severity: 'error',
+      from: { path: '^src/modules/([^/]+)/' },
+      to: {
+        path: '^src/modules/([^/]+)/',
+        pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/[^/]+\\.(service|module)\\.ts$', '^src/modules/[^/]+/dto/'],
+      },
+    },
+    {
+      name: 'modules-do-not-assemble-the-app',
+      severity: 'error',
+      from: { path: '^src/modules/' },
+      to: { path: '^src/(cli/|app\\.|main\\.ts)' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(dist|coverage)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};

@@ -1,0 +1,40 @@
+import { NATIVE_TOKEN, parseAddress, parseTokenAddress } from '.';
+import { ChainId } from '../chains/chain-ids';
+import { ApiError } from '../errors';
+
+/**
+ * The `address` and `token_address` query filters of the holdings and transactions lists. Any
+ * accepted spelling becomes the canonical form the rows are stored in; anything that is not an
+ * address is 400 INVALID_ADDRESS naming the parameter and the value.
+ */
+
+/** Any address of a supported chain; a valid address that matches no row simply gives an empty list. */
+export function addressFilter(input: string): string {
+  const parsed = parseAddress(input);
+  if (parsed.ok) return parsed.address.canonical;
+  throw invalid('address', `Not an address of any supported chain`, input, parsed.reason);
+}
+
+/**
+ * `0` (the native coin) or a token address. With a chain the address must be valid there; without
+ * one any supported address is accepted, and a Move coin type (`0x2::sui::SUI`) in the canonical
+ * form Sui and Aptos share.
+ */
+export function tokenAddressFilter(input: string, chain?: ChainId): string {
+  if (input === NATIVE_TOKEN) return NATIVE_TOKEN;
+  const what = `token_address is not a token address${chain === undefined ? '' : ` on ${chain}`}`;
+  if (chain !== undefined || input.includes('::')) {
+    // Sui and Aptos spell coin types alike, so either chain canonicalises one when no chain is given.
+    const parsed = parseTokenAddress(chain ?? 'sui', input);
+    if (parsed.ok) return parsed.canonical;
+    throw invalid('token_address', what, input, parsed.reason);
+  }
+  const parsed = parseAddress(input);
+  if (parsed.ok) return parsed.address.canonical;
+  throw invalid('token_address', what, input, parsed.reason);
+}
+
+function invalid(parameter: string, what: string, value: string, reason: string): ApiError {
+  const shown = value.slice(0, 128);
+  return new ApiError('INVALID_ADDRESS', `${what}: "${shown}" (${reason})`, [{ parameter, address: shown, reason }]);
+}

@@ -1,0 +1,54 @@
+import { and, chunks, join, list, raw, render, rows, sql } from './sql';
+
+describe('sql fragments', () => {
+  it('binds each value where it stands, numbered for PostgreSQL and in order for SQLite', () => {
+    const statement = sql`SELECT * FROM t WHERE a = ${1} AND b = ${'two'}`;
+    expect(render(statement, 'postgres')).toEqual({
+      text: 'SELECT * FROM t WHERE a = $1 AND b = $2',
+      params: [1, 'two'],
+    });
+    expect(render(statement, 'sqlite')).toEqual({ text: 'SELECT * FROM t WHERE a = ? AND b = ?', params: [1, 'two'] });
+  });
+
+  it('embeds fragments with their own values, whatever their position', () => {
+    const members = sql`SELECT address FROM address_tags WHERE tag_id = ${7}`;
+    const statement = sql`SELECT ${'x'} AS k WHERE a IN (${members}) OR b IN (${members}) LIMIT ${30}`;
+    expect(render(statement, 'postgres')).toEqual({
+      text:
+        'SELECT $1 AS k WHERE a IN (SELECT address FROM address_tags WHERE tag_id = $2) OR ' +
+        'b IN (SELECT address FROM address_tags WHERE tag_id = $3) LIMIT $4',
+      params: ['x', 7, 7, 30],
+    });
+  });
+
+  it('joins, lists and writes rows', () => {
+    expect(render(sql`IN (${list(['a', 'b'])})`, 'postgres')).toEqual({ text: 'IN ($1, $2)', params: ['a', 'b'] });
+    expect(
+      render(
+        rows([
+          [1, 'a'],
+          [2, 'b'],
+        ]),
+        'postgres',
+      ),
+    ).toEqual({
+      text: '($1, $2), ($3, $4)',
+      params: [1, 'a', 2, 'b'],
+    });
+    expect(render(join([sql`a = ${1}`, raw('b IS NULL')], ' OR '), 'sqlite')).toEqual({
+      text: 'a = ? OR b IS NULL',
+      params: [1],
+    });
+    expect(render(and([]), 'postgres').text).toBe('1 = 1');
+    expect(render(and([sql`a = ${1}`, sql`b = ${2}`]), 'postgres').text).toBe('a = $1 AND b = $2');
+  });
+
+  it('refuses an empty list rather than writing IN ()', () => {
+    expect(() => list([])).toThrow(/at least one value/);
+  });
+
+  it('cuts items into statement-sized slices', () => {
+    expect(chunks([1, 2, 3, 4, 5], 2)).toEqual([[1, 2], [3, 4], [5]]);
+    expect(chunks([], 2)).toEqual([]);
+  });
+});

@@ -1,0 +1,102 @@
+import type { Dialect } from './dialect';
+
+/**
+ * A piece of SQL with its values beside the text, written as a tagged template:
+ *
+ *   sql`SELECT address FROM address_tags WHERE tag_id = ${tagId}`
+ *
+ * Each interpolated value becomes a bound parameter where it stands, and an interpolated fragment is
+ * embedded with its own values, so pieces compose across functions and files without anyone
+ * counting `$n` placeholders. Only `render` turns a fragment into text, numbering the parameters for
+ * the dialect: `$1, $2, …` for PostgreSQL, `?` in order of appearance for SQLite.
+ */
+export class SqlFragment {
+  /** @internal use `sql`, `raw`, `join`, `list` or `rows` */
+  constructor(
+    readonly parts: readonly string[],
+    readonly values: readonly unknown[],
+  ) {}
+}
+
+export function sql(strings: TemplateStringsArray, ...values: unknown[]): SqlFragment {
+  return new SqlFragment(strings, values);
+}
+
+/** Trusted text inserted as it is: identifiers and keywords chosen by the code, never input. */
+export function raw(text: string): SqlFragment {
+  return new SqlFragment([text], []);
+}
+
+export const empty: SqlFragment = raw('');
+
+/** The fragments one after another, with the separator between them. */
+export function join(fragments: readonly SqlFragment[], separator: SqlFragment | string = ', '): SqlFragment {
+  const between = typeof separator === 'string' ? raw(separator) : separator;
+  const parts = [''];
+  const values: unknown[] = [];
+  fragments.forEach((fragment, index) => {
+    if (index > 0) {
+      parts.push('');
+      values.push(between);
+    }
+    parts.push('');
+    values.push(fragment);
+  });
+  return new SqlFragment(parts, values);
+}
+
+/** Bound values separated by commas, for `IN (…)`. At least one value: `IN ()` is not SQL. */
+export function list(values: readonly unknown[]): SqlFragment {
+  if (values.length === 0) throw new Error('an SQL list needs at least one value');
+  return join(values.map((value) => sql`${value}`));
+}
+
+/** `(…), (…)` rows of bound values, for a multi-row INSERT. */
+export function rows(values: readonly (readonly unknown[])[]): SqlFragment {
+  return join(values.map((row) => sql`(${list(row)})`));
+}
+
+/** `a AND b AND …`; `fallback` (default TRUE) when there are no conditions. */
+export function and(conditions: readonly SqlFragment[], fallback: SqlFragment = raw('1 = 1')): SqlFragment {
+  return conditions.length === 0 ? fallback : join(conditions, ' AND ');
+}
+
+export interface RenderedSql {
+  text: string;
+  params: unknown[];
+}
+
+/** The text and parameters as the dialect's driver takes them. */
+export function render(fragment: SqlFragment, dialect: Dialect): RenderedSql {
+  const params: unknown[] = [];
+  const placeholder = dialect === 'postgres' ? () => `$${params.length}` : () => '?';
+  const write = (piece: SqlFragment): string => {
+    let text = piece.parts[0] ?? '';
+    for (let index = 0; index < piece.values.length; index += 1) {
+      const value = piece.values[index];
+      if (value instanceof SqlFragment) {
+        text += write(value);
+      } else {
+        params.push(value);
+        text += placeholder();
+      }
+      text += piece.parts[index + 1] ?? '';
+    }
+    return text;
+  };
+  return { text: write(fragment), params };
+}
+
+/**
+ * The most rows one statement writes or names. The widest row written (a transaction) has 10
+ * columns, so a statement binds at most 5,000 parameters: far below PostgreSQL's 65,535 and
+ * SQLite's 32,766.
+ */
+export const ROWS_PER_STATEMENT = 500;
+
+/** The items in consecutive slices of at most `size`: one statement each. */
+export function chunks<T>(items: readonly T[], size: number = ROWS_PER_STATEMENT): T[][] {
+  const result: T[][] = [];
+  for (let start = 0; start < items.length; start += size) result.push(items.slice(start, start + size));
+  return result;
+}

@@ -1,0 +1,69 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { ThrottlerException } from '@nestjs/throttler';
+import type { Request, Response } from 'express';
+import { ApiError, ErrorBody, ErrorCode, errorBody } from '../../core/errors';
+
+const CODE_BY_STATUS: Record<number, ErrorCode> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  404: 'NOT_FOUND',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'RATE_LIMITED',
+};
+
+/**
+ * Every error leaves the service through here, in the contract's shape. Only messages written for
+ * clients are passed on; anything unexpected is logged with the request id and answered as a bare
+ * 500, so no stack trace, SQL or driver text reaches a response.
+ */
+@Catch()
+export class ApiExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Errors');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const request = host.switchToHttp().getRequest<Request & { id?: string }>();
+    const response = host.switchToHttp().getResponse<Response>();
+    const body = this.toBody(exception, request);
+    if (body.statusCode >= 500 && body.code === 'INTERNAL') {
+      this.logger.error({ requestId: request.id, err: exception }, 'unexpected error');
+    }
+    if (response.headersSent) return;
+    response.status(body.statusCode).json(body);
+  }
+
+  private toBody(exception: unknown, request: Request): ErrorBody {
+    if (exception instanceof ApiError) return errorBody(exception.code, exception.message, exception.details);
+    if (exception instanceof ThrottlerException) {
+      return errorBody(
+        'RATE_LIMITED',
+        'Rate limit exceeded for this API key; retry after the number of seconds in Retry-After.',
+      );
+    }
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      const code = CODE_BY_STATUS[status];
+      if (status === 404) return errorBody('NOT_FOUND', `No route ${request.method} ${request.path}`);
+      if (status === 400 && /^Failed to decode param/.test(exception.message)) return undecodablePath(request.path);
+      if (code) return errorBody(code, clientMessage(exception));
+    }
+    return errorBody('INTERNAL', 'Internal server error; the request id in X-Request-Id identifies it in the logs.');
+  }
+}
+
+/** A path parameter with broken percent-encoding is a bad address or tag, as the route names it. */
+function undecodablePath(path: string): ErrorBody {
+  if (path.startsWith('/v2/addresses/'))
+    return errorBody('INVALID_ADDRESS', 'The address in the path is not valid percent-encoded text.');
+  if (path.startsWith('/v2/tags/'))
+    return errorBody('INVALID_TAG', 'The tag in the path is not valid percent-encoded text.');
+  return errorBody('BAD_REQUEST', 'The path is not valid percent-encoded text.');
+}
+
+function clientMessage(exception: HttpException): string {
+  const response = exception.getResponse();
+  if (typeof response === 'string') return response;
+  const message = (response as { message?: unknown }).message;
+  if (Array.isArray(message)) return message.join('; ');
+  return typeof message === 'string' ? message : exception.message;
+}

@@ -1,0 +1,20 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '../../http/docs/api-docs';
+import { KeyedQueryDto } from '../../http/validation/query.dto';
+import { ChainsService } from './chains.service';
+import { ChainDto } from './dto/chain.dto';
+
+@ApiTags('chains')
+@Controller('v2/chains')
+export class ChainsController {
+  constructor(private readonly chains: ChainsService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List all supported chains', description: 'Every supported chain, not paginated.' })
+  @ApiOkResponse({ type: [ChainDto] })
+  @ApiErrors('INVALID_QUERY')
+  list(@Query() _query: KeyedQueryDto): Promise<ChainDto[]> {
+    return this.chains.list();
+  }
+}

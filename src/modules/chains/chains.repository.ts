@@ -1,0 +1,19 @@
+import { Injectable } from '@nestjs/common';
+import { Db } from '../../database/db.service';
+
+export interface ChainRow {
+  chain: string;
+  chain_id: number | string;
+  name: string;
+  icon_url: string;
+  explorers: string;
+}
+
+@Injectable()
+export class ChainsRepository {
+  constructor(private readonly db: Db) {}
+
+  list(): Promise<ChainRow[]> {
+    return this.db.query<ChainRow>('SELECT chain, chain_id, name, icon_url, explorers FROM chains ORDER BY position');
+  }
+}

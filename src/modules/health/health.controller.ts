@@ -1,0 +1,26 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ErrorDto } from '../../http/docs/api-docs';
+import { ApiError } from '../../core/errors';
+import { Public } from '../../http/auth/public.decorator';
+import { Db } from '../../database/db.service';
+
+@ApiTags('health')
+@Controller('health')
+@Public()
+export class HealthController {
+  constructor(private readonly db: Db) {}
+
+  @Get()
+  @ApiOperation({ summary: 'Liveness and database check (no key needed)' })
+  @ApiOkResponse({ schema: { type: 'object', properties: { status: { type: 'string', example: 'ok' } } } })
+  @ApiResponse({ status: 503, description: 'The database does not answer: DATABASE_UNAVAILABLE', type: ErrorDto })
+  async check(): Promise<{ status: 'ok' }> {
+    try {
+      await this.db.query('SELECT 1 AS ok');
+    } catch {
+      throw new ApiError('DATABASE_UNAVAILABLE', 'The database does not answer.');
+    }
+    return { status: 'ok' };
+  }
+}

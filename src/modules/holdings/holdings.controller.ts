@@ -1,0 +1,32 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '../../http/docs/api-docs';
+import { AccountId } from '../../http/auth/auth';
+import { OffsetPage } from '../../http/paging/paging';
+import { Paged } from '../../http/paging/link-header.interceptor';
+import { TokenHoldingDto } from './dto/token-holding.dto';
+import { TokenHoldingsQueryDto } from './dto/token-holdings-query.dto';
+import { HoldingsService } from './holdings.service';
+
+@ApiTags('token-holdings')
+@Controller('v2/token-holdings')
+export class HoldingsController {
+  constructor(private readonly holdings: HoldingsService) {}
+
+  @Get()
+  @Paged()
+  @ApiOperation({
+    summary: 'List token holdings',
+    description:
+      'Holdings with a balance above 0, ordered by chain, token_address, address. Filters combine with AND. ' +
+      'Paginated by `page`; see the `Link` header.',
+  })
+  @ApiOkResponse({
+    type: [TokenHoldingDto],
+    headers: { Link: { description: 'Pagination links (first, prev, next, last).', schema: { type: 'string' } } },
+  })
+  @ApiErrors('INVALID_QUERY', 'INVALID_ADDRESS', 'INVALID_TAG', 'TAG_NOT_FOUND')
+  list(@AccountId() accountId: number, @Query() query: TokenHoldingsQueryDto): Promise<OffsetPage<TokenHoldingDto>> {
+    return this.holdings.page(accountId, query);
+  }
+}

@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import { OffsetPage } from '../../http/paging/paging';
+import { toIso } from '../../database/dialect';
+import { TagScopeService } from '../tags/tag-scope.service';
+import { addressFilter, tokenAddressFilter } from '../../core/addresses/address-filters';
+import { TokenHoldingDto } from './dto/token-holding.dto';
+import { TokenHoldingsQueryDto } from './dto/token-holdings-query.dto';
+import { HoldingFilters, HoldingRow, HoldingsRepository } from './holdings.repository';
+
+@Injectable()
+export class HoldingsService {
+  constructor(
+    private readonly holdings: HoldingsRepository,
+    private readonly tagScopes: TagScopeService,
+  ) {}
+
+  async page(accountId: number, query: TokenHoldingsQueryDto): Promise<OffsetPage<TokenHoldingDto>> {
+    const filters: HoldingFilters = {
+      chain: query.chain,
+      address: query.address === undefined ? undefined : addressFilter(query.address),
+      tokenAddress:
+        query.token_address === undefined ? undefined : tokenAddressFilter(query.token_address, query.chain),
+      scope: query.tag === undefined ? undefined : await this.tagScopes.resolve(accountId, query.tag),
+    };
+    const [total, rows] = await Promise.all([
+      this.holdings.count(filters),
+      this.holdings.page(filters, (query.page - 1) * query.per_page, query.per_page),
+    ]);
+    const holders = await this.holderCounts(rows);
+    const items = rows.map((row) => toTokenHolding(row, holders.get(tokenKey(row)) ?? 0));
+    return new OffsetPage(items, query.page, query.per_page, total);
+  }
+
+  /** One count per token of the page rather than per row: a page of one token's holders asks once. */
+  private async holderCounts(rows: readonly HoldingRow[]): Promise<Map<string, number>> {
+    const tokens = new Map(rows.map((row) => [tokenKey(row), { chain: row.chain, token_address: row.token_address }]));
+    const counts = await this.holdings.holderCounts([...tokens.values()]);
+    return new Map(counts.map((count) => [tokenKey(count), count.holders]));
+  }
+}
+
+function tokenKey(token: { chain: string; token_address: string }): string {
+  return `${token.chain} ${token.token_address}`;
+}
+
+function toTokenHolding(row: HoldingRow, holders: number): TokenHoldingDto {
+  return {
+    chain: row.chain,
+    address: row.address,
+    token_address: row.token_address,
+    token_name: row.name,
+    token_symbol: row.symbol,
+    token_decimals: Number(row.decimals),
+    token_icon_url: row.icon_url,
+    token_price: row.usd === null ? 0 : Number(row.usd),
+    balance: String(row.balance),
+    holders,
+    updated_at: toIso(row.updated_at),
+  };
+}

@@ -1,0 +1,418 @@
+import { canonicalAddressOnChain, parseTokenAddress } from '../../core/addresses';
+import { CHAIN_IDS, ChainId, isChainId } from '../../core/chains/chain-ids';
+import { INSTANT_RULE, parseInstant } from '../../core/time/instant';
+import { TRANSACTION_FIELDS } from '../../core/records/transaction-fields';
+
+/**
+ * The shape rules of one NDJSON import line, as pure functions: a line becomes a normalised record
+ * (every address in canonical form, every number an exact decimal string, every timestamp in
+ * `toISOString()` form) or a reason a person can act on. Rules that depend on other lines or on
+ * the database (known tokens, who owns a deployment, a chain's id) live in catalog.ts.
+ */
+
+export const LINE_TYPES = ['chain', 'token', 'price', 'holding', 'transaction'] as const;
+export type LineType = (typeof LINE_TYPES)[number];
+
+export interface ExplorerRecord {
+  name: string;
+  url: string;
+  tx_url: string;
+  address_url: string;
+}
+
+export interface ChainRecord {
+  type: 'chain';
+  chain: ChainId;
+  chainId: number;
+  name: string;
+  icon_url: string;
+  explorers: ExplorerRecord[];
+}
+
+export interface DeploymentRecord {
+  chain: ChainId;
+  address: string;
+  decimals: number;
+}
+
+export interface TokenRecord {
+  type: 'token';
+  id: string;
+  name: string;
+  symbol: string;
+  icon_url: string;
+  deployments: DeploymentRecord[];
+}
+
+export interface PriceRecord {
+  type: 'price';
+  token_id: string;
+  /** Exact decimal without exponent, no leading zeros in the integer part, no trailing zeros in the fraction. */
+  usd: string;
+  at: string;
+}
+
+export interface HoldingRecord {
+  type: 'holding';
+  chain: ChainId;
+  address: string;
+  token_address: string;
+  balance: string;
+  updated_at: string;
+}
+
+export interface TransactionRecord {
+  type: 'transaction';
+  id: string;
+  chain: ChainId;
+  token_address: string;
+  from_address: string;
+  to_address: string;
+  value: string;
+  tx_hash: string;
+  block_number: string;
+  block_hash: string;
+  block_time: string;
+}
+
+export type ImportRecord = ChainRecord | TokenRecord | PriceRecord | HoldingRecord | TransactionRecord;
+
+export type LineResult = { ok: true; record: ImportRecord } | { ok: false; reason: string };
+
+export const MAX_DIGITS = 78;
+export const MAX_BLOCK_NUMBER_DIGITS = 18;
+export const MAX_ID_LENGTH = 256;
+export const MAX_DECIMALS = 78;
+const MAX_NAME_LENGTH = 200;
+const MAX_SYMBOL_LENGTH = 50;
+const MAX_URL_LENGTH = 2048;
+const MAX_EXPLORERS = 10;
+const MAX_DEPLOYMENTS = 100;
+const MAX_PRICE_LENGTH = 100;
+const TOKEN_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const MAX_TOKEN_ID_LENGTH = 100;
+const DIGITS = /^[0-9]+$/;
+const DECIMAL = /^([0-9]+)(?:\.([0-9]+))?$/;
+const HTTP_URL = /^https?:\/\//;
+
+/** The fields each line type takes; `type` is on every line. Any other field makes the line invalid. */
+const FIELDS: Record<LineType, readonly string[]> = {
+  chain: ['chain', 'chainId', 'name', 'icon_url', 'explorers'],
+  token: ['id', 'name', 'symbol', 'icon_url', 'deployments'],
+  price: ['token_id', 'usd', 'at'],
+  holding: ['chain', 'address', 'token_address', 'balance', 'updated_at'],
+  transaction: TRANSACTION_FIELDS,
+};
+const OPTIONAL_FIELDS: ReadonlySet<string> = new Set(['price.at']);
+const EXPLORER_FIELDS = ['name', 'url', 'tx_url', 'address_url'] as const;
+const DEPLOYMENT_FIELDS = ['chain', 'address', 'decimals'] as const;
+
+/** Thrown inside this module only, to stop at a line's first problem; parseLine turns it into a reason. */
+class LineProblem extends Error {}
+
+function problem(message: string): never {
+  throw new LineProblem(message);
+}
+
+/**
+ * Parses and checks one non-blank line. `importStartedAt` (a `toISOString()` value) is the price
+ * time of a `price` line without `at`.
+ */
+export function parseLine(text: string, importStartedAt: string): LineResult {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, reason: `not valid JSON (${error instanceof Error ? error.message : String(error)})` };
+  }
+  try {
+    return { ok: true, record: toRecord(value, importStartedAt) };
+  } catch (error) {
+    if (error instanceof LineProblem) return { ok: false, reason: error.message };
+    throw error;
+  }
+}
+
+function toRecord(value: unknown, importStartedAt: string): ImportRecord {
+  const line = asObject(value, 'a line');
+  const type = line.type;
+  if (type === undefined) problem('missing "type" (one of chain, token, price, holding, transaction)');
+  if (typeof type !== 'string' || !(LINE_TYPES as readonly string[]).includes(type)) {
+    problem(`unknown type ${show(type)} (expected one of chain, token, price, holding, transaction)`);
+  }
+  const lineType = type as LineType;
+  try {
+    checkFields(line, ['type', ...FIELDS[lineType]], undefined, (field) => OPTIONAL_FIELDS.has(`${lineType}.${field}`));
+    return toTypedRecord(lineType, line, importStartedAt);
+  } catch (error) {
+    if (error instanceof LineProblem) problem(`${lineType}: ${error.message}`);
+    throw error;
+  }
+}
+
+function toTypedRecord(type: LineType, line: Record<string, unknown>, importStartedAt: string): ImportRecord {
+  switch (type) {
+    case 'chain':
+      return toChain(line);
+    case 'token':
+      return toToken(line);
+    case 'price':
+      return toPrice(line, importStartedAt);
+    case 'holding':
+      return toHolding(line);
+    case 'transaction':
+      return toTransaction(line);
+  }
+}
+
+function toChain(line: Record<string, unknown>): ChainRecord {
+  const chain = chainField(line, 'chain');
+  const chainId = line.chainId;
+  if (typeof chainId !== 'number' || !Number.isSafeInteger(chainId)) {
+    problem(`chainId must be a whole number (-1 for chains that are not EVM-based), got ${show(chainId)}`);
+  }
+  const explorers = line.explorers;
+  if (!Array.isArray(explorers) || explorers.length === 0 || explorers.length > MAX_EXPLORERS) {
+    problem(`explorers must be an array of 1 to ${MAX_EXPLORERS} explorers`);
+  }
+  return {
+    type: 'chain',
+    chain,
+    chainId,
+    name: textField(line, 'name', MAX_NAME_LENGTH),
+    icon_url: urlField(line, 'icon_url'),
+    explorers: explorers.map((item, index) => toExplorer(item, `explorers[${index}]`)),
+  };
+}
+
+function toExplorer(value: unknown, where: string): ExplorerRecord {
+  const explorer = asObject(value, where);
+  checkFields(explorer, EXPLORER_FIELDS, where);
+  const txUrl = urlField(explorer, 'tx_url', where);
+  const addressUrl = urlField(explorer, 'address_url', where);
+  if (!txUrl.includes('{{tx_id}}')) problem(`${where}.tx_url must contain the placeholder {{tx_id}}`);
+  if (!addressUrl.includes('{{address}}')) problem(`${where}.address_url must contain the placeholder {{address}}`);
+  return {
+    name: textField(explorer, 'name', MAX_NAME_LENGTH, where),
+    url: urlField(explorer, 'url', where),
+    tx_url: txUrl,
+    address_url: addressUrl,
+  };
+}
+
+function toToken(line: Record<string, unknown>): TokenRecord {
+  const id = tokenIdField(line, 'id');
+  const deployments = line.deployments;
+  if (!Array.isArray(deployments) || deployments.length === 0 || deployments.length > MAX_DEPLOYMENTS) {
+    problem(`deployments must be an array of 1 to ${MAX_DEPLOYMENTS} deployments`);
+  }
+  const parsed = deployments.map((item, index) => toDeployment(item, `deployments[${index}]`));
+  const seen = new Set<string>();
+  for (const deployment of parsed) {
+    const key = `${deployment.chain}:${deployment.address}`;
+    if (seen.has(key)) problem(`deployments lists ${deployment.chain} ${deployment.address} twice`);
+    seen.add(key);
+  }
+  return {
+    type: 'token',
+    id,
+    name: textField(line, 'name', MAX_NAME_LENGTH),
+    symbol: textField(line, 'symbol', MAX_SYMBOL_LENGTH),
+    icon_url: urlField(line, 'icon_url'),
+    deployments: parsed,
+  };
+}
+
+function toDeployment(value: unknown, where: string): DeploymentRecord {
+  const deployment = asObject(value, where);
+  checkFields(deployment, DEPLOYMENT_FIELDS, where);
+  const chain = chainField(deployment, 'chain', where);
+  const decimals = deployment.decimals;
+  if (typeof decimals !== 'number' || !Number.isInteger(decimals) || decimals < 0 || decimals > MAX_DECIMALS) {
+    problem(`${where}.decimals must be a whole number from 0 to ${MAX_DECIMALS}, got ${show(decimals)}`);
+  }
+  return { chain, address: tokenAddressField(deployment, 'address', chain, where), decimals };
+}
+
+function toPrice(line: Record<string, unknown>, importStartedAt: string): PriceRecord {
+  return {
+    type: 'price',
+    token_id: tokenIdField(line, 'token_id'),
+    usd: usdField(line.usd),
+    at: line.at === undefined ? importStartedAt : instantField(line, 'at'),
+  };
+}
+
+function toHolding(line: Record<string, unknown>): HoldingRecord {
+  const chain = chainField(line, 'chain');
+  return {
+    type: 'holding',
+    chain,
+    address: addressField(line, 'address', chain),
+    token_address: tokenAddressField(line, 'token_address', chain),
+    balance: digitsField(line, 'balance', MAX_DIGITS),
+    updated_at: instantField(line, 'updated_at'),
+  };
+}
+
+function toTransaction(line: Record<string, unknown>): TransactionRecord {
+  const chain = chainField(line, 'chain');
+  return {
+    type: 'transaction',
+    id: textField(line, 'id', MAX_ID_LENGTH),
+    chain,
+    token_address: tokenAddressField(line, 'token_address', chain),
+    from_address: line.from_address === '0' ? '0' : addressField(line, 'from_address', chain),
+    to_address: addressField(line, 'to_address', chain),
+    value: digitsField(line, 'value', MAX_DIGITS),
+    tx_hash: textField(line, 'tx_hash', MAX_ID_LENGTH),
+    block_number: blockNumberField(line.block_number),
+    block_hash: textField(line, 'block_hash', MAX_ID_LENGTH),
+    block_time: instantField(line, 'block_time'),
+  };
+}
+
+function asObject(value: unknown, what: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) problem(`${what} must be a JSON object`);
+  return value as Record<string, unknown>;
+}
+
+/** Unknown fields first (a typo must not pass unnoticed), then missing ones, each named. */
+function checkFields(
+  object: Record<string, unknown>,
+  allowed: readonly string[],
+  where?: string,
+  optional: (field: string) => boolean = () => false,
+): void {
+  const prefix = where === undefined ? '' : `${where}: `;
+  const unknown = Object.keys(object).filter((field) => !allowed.includes(field));
+  if (unknown.length > 0) problem(`${prefix}${plural('unknown field', unknown)}`);
+  const missing = allowed.filter((field) => object[field] === undefined && !optional(field));
+  if (missing.length > 0) problem(`${prefix}${plural('missing field', missing)}`);
+}
+
+function plural(what: string, fields: string[]): string {
+  return `${what}${fields.length > 1 ? 's' : ''} ${fields.map(show).join(', ')}`;
+}
+
+function label(field: string, where?: string): string {
+  return where === undefined ? field : `${where}.${field}`;
+}
+
+function textField(object: Record<string, unknown>, field: string, max: number, where?: string): string {
+  const value = object[field];
+  if (typeof value !== 'string' || value.length === 0 || value.length > max) {
+    problem(`${label(field, where)} must be a non-empty string of at most ${max} characters, got ${show(value)}`);
+  }
+  return value;
+}
+
+function urlField(object: Record<string, unknown>, field: string, where?: string): string {
+  const value = object[field];
+  if (typeof value !== 'string' || value.length > MAX_URL_LENGTH || !HTTP_URL.test(value) || !URL.canParse(value)) {
+    problem(`${label(field, where)} must be an http(s) URL, got ${show(value)}`);
+  }
+  return value;
+}
+
+function chainField(object: Record<string, unknown>, field: string, where?: string): ChainId {
+  const value = object[field];
+  if (typeof value !== 'string' || !isChainId(value)) {
+    problem(`${label(field, where)}: unknown chain ${show(value)} (one of ${CHAIN_IDS.join(', ')})`);
+  }
+  return value;
+}
+
+function tokenIdField(object: Record<string, unknown>, field: string): string {
+  const value = object[field];
+  if (typeof value !== 'string' || value.length > MAX_TOKEN_ID_LENGTH || !TOKEN_ID.test(value)) {
+    problem(`${field} must be a token id slug (a-z, 0-9 and inner "-", like "usd-coin"), got ${show(value)}`);
+  }
+  return value;
+}
+
+function addressField(object: Record<string, unknown>, field: string, chain: ChainId): string {
+  const value = object[field];
+  if (typeof value !== 'string') problem(`${field} must be an address string, got ${show(value)}`);
+  const parsed = canonicalAddressOnChain(value, chain);
+  if (!parsed.ok) problem(`${field} ${show(value)} is not a ${chain} address: ${parsed.reason}`);
+  return parsed.address.canonical;
+}
+
+function tokenAddressField(object: Record<string, unknown>, field: string, chain: ChainId, where?: string): string {
+  const value = object[field];
+  if (typeof value !== 'string') problem(`${label(field, where)} must be a string ("0" for the native coin)`);
+  const parsed = parseTokenAddress(chain, value);
+  if (!parsed.ok) problem(`${label(field, where)} ${show(value)} is not a token address on ${chain}: ${parsed.reason}`);
+  return parsed.canonical;
+}
+
+/** Amounts come as strings: a JSON number cannot carry 78 digits exactly. */
+function digitsField(object: Record<string, unknown>, field: string, max: number): string {
+  const value = object[field];
+  if (typeof value !== 'string' || !DIGITS.test(value) || value.length > max) {
+    problem(`${field} must be a string of 1 to ${max} digits, got ${show(value)}`);
+  }
+  return stripLeadingZeros(value);
+}
+
+function blockNumberField(value: unknown): string {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return String(value);
+  if (typeof value === 'string' && DIGITS.test(value) && value.length <= MAX_BLOCK_NUMBER_DIGITS) {
+    return stripLeadingZeros(value);
+  }
+  problem(
+    `block_number must be a string of 1 to ${MAX_BLOCK_NUMBER_DIGITS} digits or a non-negative whole number, got ${show(value)}`,
+  );
+}
+
+function instantField(object: Record<string, unknown>, field: string): string {
+  const value = object[field];
+  const instant = parseInstant(value);
+  if (instant === undefined) problem(`${field} must be ${INSTANT_RULE}, got ${show(value)}`);
+  return instant;
+}
+
+/** A JSON number (finite, not negative) or a decimal string such as "0.000000012", for prices beyond double precision. */
+function usdField(value: unknown): string {
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return plainDecimal(value);
+  if (typeof value === 'string' && value.length <= MAX_PRICE_LENGTH && DECIMAL.test(value)) {
+    return normaliseDecimal(value);
+  }
+  problem(`usd must be a number of at least 0 or a decimal string like "0.05", got ${show(value)}`);
+}
+
+export function stripLeadingZeros(digits: string): string {
+  return digits.replace(/^0+(?=\d)/, '');
+}
+
+/** "007.50" → "7.5", "2.0" → "2": one spelling per value. */
+export function normaliseDecimal(decimal: string): string {
+  const [, whole = '0', fraction = ''] = DECIMAL.exec(decimal) ?? [];
+  const trimmed = fraction.replace(/0+$/, '');
+  return trimmed === '' ? stripLeadingZeros(whole) : `${stripLeadingZeros(whole)}.${trimmed}`;
+}
+
+/**
+ * The shortest decimal that reads back as the same double, written out without an exponent
+ * (1e-7 → "0.0000001", 1e21 → "1000000000000000000000").
+ */
+export function plainDecimal(value: number): string {
+  const shortest = String(value);
+  const exponentAt = shortest.indexOf('e');
+  if (exponentAt < 0) return normaliseDecimal(shortest);
+  const exponent = Number(shortest.slice(exponentAt + 1));
+  const [whole = '', fraction = ''] = shortest.slice(0, exponentAt).split('.');
+  const digits = whole + fraction;
+  const point = whole.length + exponent;
+  if (point <= 0) return normaliseDecimal(`0.${'0'.repeat(-point)}${digits}`);
+  if (point >= digits.length) return normaliseDecimal(digits + '0'.repeat(point - digits.length));
+  return normaliseDecimal(`${digits.slice(0, point)}.${digits.slice(point)}`);
+}
+
+/** A value quoted for a message, cut short so a huge field cannot flood the report. */
+function show(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  const text = JSON.stringify(value) ?? typeof value;
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}

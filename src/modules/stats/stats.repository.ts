@@ -1,0 +1,115 @@
+import { Injectable } from '@nestjs/common';
+import { Db } from '../../database/db.service';
+import { bigSum } from '../../database/dialect';
+import { dataRevision } from '../../database/revisions';
+import { scopeAddressesSql, TagScope } from '../../core/tags/tag-scope';
+
+/** Balances summed per token deployment, with the token's latest USD price (as exact decimal text). */
+export interface DeploymentTotal {
+  balance: string;
+  decimals: number;
+  usd: string | undefined;
+}
+
+/** SQL conditions on an address column: it is one of the members, or it is not. */
+interface Membership {
+  is(column: string): string;
+  isNot(column: string): string;
+}
+
+interface Counts {
+  token_holding_count: number;
+  txn_count: number;
+}
+
+/**
+ * Stats of one address or of a tag's address set. The address set is a subquery; holdings with a
+ * zero balance are not counted.
+ *
+ * A transaction counts once even when both ends are members: it is counted with the ones the
+ * members sent, or with the ones they received from a non-member. Each half reads one index
+ * (transactions_by_sender, transactions_by_recipient) for just the members' rows, and those
+ * indexes carry the other end, so neither half touches the table (migration 1763700000010).
+ * Written as `from_address … OR to_address …`, the count made PostgreSQL read every transaction.
+ * The counts share one statement: a round trip each cost more than the counting for most addresses.
+ */
+@Injectable()
+export class StatsRepository {
+  constructor(private readonly db: Db) {}
+
+  /** See src/database/revisions.ts. */
+  dataRevision(): Promise<number> {
+    return dataRevision(this.db);
+  }
+
+  async countsForAddress(address: string): Promise<Counts> {
+    const rows = await this.db.query<CountRow>(`SELECT ${countColumns(single)}`, [address]);
+    return toCounts(rows[0]);
+  }
+
+  totalsForAddress(address: string): Promise<DeploymentTotal[]> {
+    return this.totals(single, [address]);
+  }
+
+  async countsForScope(scope: TagScope): Promise<Counts & { address_count: number }> {
+    const members = scopeAddressesSql(scope, 1);
+    const rows = await this.db.query<CountRow & { addresses: number | string }>(
+      `SELECT ${countColumns(setOf(members.sql))}, (SELECT COUNT(*) FROM (${members.sql}) m) AS addresses`,
+      members.params,
+    );
+    return { ...toCounts(rows[0]), address_count: Number(rows[0]?.addresses ?? 0) };
+  }
+
+  totalsForScope(scope: TagScope): Promise<DeploymentTotal[]> {
+    const members = scopeAddressesSql(scope, 1);
+    return this.totals(setOf(members.sql), members.params);
+  }
+
+  private async totals(members: Membership, params: readonly unknown[]): Promise<DeploymentTotal[]> {
+    const rows = await this.db.query<{ balance: string; decimals: number | string; usd: string | number | null }>(
+      `SELECT ${bigSum(this.db.dialect, 'h.balance')} AS balance, d.decimals,
+              (SELECT p.usd FROM prices p WHERE p.token_id = d.token_id ORDER BY p.at DESC LIMIT 1) AS usd
+       FROM holdings h
+       JOIN token_deployments d ON d.chain = h.chain AND d.address = h.token_address
+       WHERE ${members.is('h.address')} AND h.balance <> '0'
+       GROUP BY h.chain, h.token_address, d.decimals, d.token_id`,
+      params,
+    );
+    return rows.map((row) => ({
+      balance: String(row.balance),
+      decimals: Number(row.decimals),
+      usd: row.usd === null ? undefined : String(row.usd),
+    }));
+  }
+}
+
+interface CountRow {
+  holdings: number | string;
+  transactions: number | string;
+}
+
+/** The counts as select-list columns, so that one statement answers them all. */
+function countColumns(members: Membership): string {
+  return `(SELECT COUNT(*) FROM holdings h WHERE ${members.is('h.address')} AND h.balance <> '0') AS holdings,
+    (SELECT COUNT(*) FROM transactions t WHERE ${members.is('t.from_address')})
+      + (SELECT COUNT(*) FROM transactions t WHERE ${members.is('t.to_address')} AND ${members.isNot('t.from_address')})
+      AS transactions`;
+}
+
+function toCounts(row: CountRow | undefined): Counts {
+  return { token_holding_count: Number(row?.holdings ?? 0), txn_count: Number(row?.transactions ?? 0) };
+}
+
+/** One address, bound as $1. */
+const single: Membership = {
+  is: (column) => `${column} = $1`,
+  isNot: (column) => `${column} <> $1`,
+};
+
+/** The addresses a subquery selects (one column, `address`). */
+function setOf(members: string): Membership {
+  return {
+    is: (column) => `${column} IN (${members})`,
+    isNot: (column) => `NOT EXISTS (SELECT 1 FROM (${members}) m WHERE m.address = ${column})`,
+  };
+}

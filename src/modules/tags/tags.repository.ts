@@ -1,0 +1,286 @@
+import { Injectable } from '@nestjs/common';
+import { Db, Sql } from '../../database/db.service';
+import { forUpdate, toIso } from '../../database/dialect';
+import { scopeAddressesSql, TagScope } from '../../core/tags/tag-scope';
+
+export interface TagSummaryRow {
+  name: string;
+  address_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The outcome of checking a batch against the cap, under the lock. */
+export type AssignOutcome = { ok: true } | { ok: false; overLimit: { address: string; tag_count: number }[] };
+
+@Injectable()
+export class TagsRepository {
+  constructor(private readonly db: Db) {}
+
+  /** The tag's id and its revision, which goes up with every change to its addresses. */
+  async findTag(accountId: number, name: string): Promise<{ id: number; revision: number } | undefined> {
+    const rows = await this.db.query<{ id: number | string; revision: number | string }>(
+      'SELECT id, revision FROM tags WHERE account_id = $1 AND name = $2',
+      [accountId, name],
+    );
+    const row = rows[0];
+    return row === undefined ? undefined : { id: Number(row.id), revision: Number(row.revision) };
+  }
+
+  /**
+   * Tags `addresses` (canonical, distinct) with `tag` (or only tracks them, for `tag` undefined), or
+   * changes nothing when an address would carry more than `cap` tags.
+   *
+   * Why the cap holds under concurrency: everything happens in one transaction that first makes
+   * sure a tracked_addresses row exists for each address and then locks those rows
+   * (SELECT … FOR UPDATE), always in canonical (binary) address order so that two batches sharing
+   * addresses queue rather than deadlock. Only then are the current tags counted, so no other
+   * writer can add a tag to these addresses between the count and the insert. On SQLite the
+   * transaction is BEGIN IMMEDIATE and Db serialises writers, which gives the same guarantee.
+   */
+  async assign(
+    accountId: number,
+    tag: string | undefined,
+    addresses: readonly string[],
+    cap: number,
+    now: string,
+  ): Promise<AssignOutcome> {
+    const ordered = [...addresses].sort(binaryOrder);
+    try {
+      await this.db.transaction(async (tx) => {
+        await insertTracked(tx, accountId, ordered, now);
+        await lockTracked(tx, accountId, ordered);
+        if (tag === undefined) return;
+
+        const tagId = await this.existingTagId(tx, accountId, tag);
+        const counts = await tagCounts(tx, accountId, ordered, tagId);
+        const adding = ordered.filter((address) => !counts.get(address)?.hasTag);
+        const overLimit = adding
+          .map((address) => ({ address, tag_count: counts.get(address)?.count ?? 0 }))
+          .filter((entry) => entry.tag_count >= cap);
+        // Thrown, not returned, so that the transaction rolls back the tracking rows added above.
+        if (overLimit.length > 0) throw new CapExceeded(overLimit);
+        if (adding.length === 0) return;
+
+        const id = tagId ?? (await createTag(tx, accountId, tag, now));
+        await insertMemberships(tx, id, accountId, adding, now);
+        await membersChanged(tx, id, now);
+      });
+      return { ok: true };
+    } catch (error) {
+      if (error instanceof CapExceeded) return { ok: false, overLimit: error.overLimit };
+      throw error;
+    }
+  }
+
+  /** Removes the tag from those addresses (they stay tracked); answers whether anything changed. */
+  removeMembers(tagId: number, addresses: readonly string[], now: string): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      let removed = 0;
+      for (const chunk of chunks(addresses, 500)) {
+        const list = placeholders(chunk.length, 2);
+        removed += await tx.execute(`DELETE FROM address_tags WHERE tag_id = $1 AND address IN (${list})`, [
+          tagId,
+          ...chunk,
+        ]);
+      }
+      if (removed > 0) await membersChanged(tx, tagId, now);
+      return removed;
+    });
+  }
+
+  /** Stops tracking those of the addresses that carry no tag (the reserved tag's removal). */
+  untrack(accountId: number, addresses: readonly string[]): Promise<void> {
+    return this.db.transaction(async (tx) => {
+      for (const chunk of chunks(addresses, 500)) {
+        await tx.execute(
+          `DELETE FROM tracked_addresses WHERE account_id = $1 AND address IN (${placeholders(chunk.length, 2)})
+           AND NOT EXISTS (SELECT 1 FROM address_tags a WHERE a.account_id = tracked_addresses.account_id
+                           AND a.address = tracked_addresses.address)`,
+          [accountId, ...chunk],
+        );
+      }
+    });
+  }
+
+  async deleteTag(tagId: number): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.execute('DELETE FROM address_tags WHERE tag_id = $1', [tagId]);
+      await tx.execute('DELETE FROM tags WHERE id = $1', [tagId]);
+    });
+  }
+
+  async countTags(accountId: number): Promise<number> {
+    const rows = await this.db.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM tags WHERE account_id = $1', [
+      accountId,
+    ]);
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  async pageTags(accountId: number, offset: number, limit: number): Promise<TagSummaryRow[]> {
+    const rows = await this.db.query<{
+      name: string;
+      address_count: number | string;
+      created_at: Date | string;
+      updated_at: Date | string;
+    }>(
+      `SELECT t.name, (SELECT COUNT(*) FROM address_tags a WHERE a.tag_id = t.id) AS address_count, t.created_at, t.updated_at
+       FROM tags t WHERE t.account_id = $1 ORDER BY t.name LIMIT $2 OFFSET $3`,
+      [accountId, limit, offset],
+    );
+    return rows.map((row) => ({
+      name: row.name,
+      address_count: Number(row.address_count),
+      created_at: toIso(row.created_at),
+      updated_at: toIso(row.updated_at),
+    }));
+  }
+
+  async countMembers(scope: TagScope): Promise<number> {
+    const members = scopeAddressesSql(scope, 1);
+    const rows = await this.db.query<{ n: number | string }>(
+      `SELECT COUNT(*) AS n FROM (${members.sql}) m`,
+      members.params,
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /** A page of the scope's addresses, by time of assignment (tracking, for `0`), then address. */
+  async pageMembers(scope: TagScope, offset: number, limit: number): Promise<string[]> {
+    const rows =
+      scope.kind === 'tag'
+        ? await this.db.query<{ address: string }>(
+            'SELECT address FROM address_tags WHERE tag_id = $1 ORDER BY created_at, address LIMIT $2 OFFSET $3',
+            [scope.tagId, limit, offset],
+          )
+        : await this.db.query<{ address: string }>(
+            `SELECT tr.address FROM tracked_addresses tr WHERE tr.account_id = $1
+             AND NOT EXISTS (SELECT 1 FROM address_tags a WHERE a.account_id = tr.account_id AND a.address = tr.address)
+             ORDER BY tr.created_at, tr.address LIMIT $2 OFFSET $3`,
+            [scope.accountId, limit, offset],
+          );
+    return rows.map((row) => row.address);
+  }
+
+  /**
+   * Each address's tags in ascending order; tracked addresses without a tag get the reserved `0`,
+   * addresses the account does not track get none.
+   */
+  async tagsOf(accountId: number, addresses: readonly string[]): Promise<Map<string, string[]>> {
+    const result = new Map<string, string[]>();
+    for (const chunk of chunks(addresses, 500)) {
+      const list = placeholders(chunk.length, 2);
+      const rows = await this.db.query<{ address: string; name: string | null }>(
+        `SELECT tr.address, t.name FROM tracked_addresses tr
+         LEFT JOIN address_tags a ON a.account_id = tr.account_id AND a.address = tr.address
+         LEFT JOIN tags t ON t.id = a.tag_id
+         WHERE tr.account_id = $1 AND tr.address IN (${list})`,
+        [accountId, ...chunk],
+      );
+      for (const row of rows) {
+        const tags = result.get(row.address) ?? [];
+        if (row.name !== null) tags.push(row.name);
+        result.set(row.address, tags);
+      }
+    }
+    for (const [address, tags] of result) result.set(address, tags.length === 0 ? ['0'] : tags.sort(binaryOrder));
+    return result;
+  }
+
+  private async existingTagId(tx: Sql, accountId: number, name: string): Promise<number | undefined> {
+    const rows = await tx.query<{ id: number | string }>('SELECT id FROM tags WHERE account_id = $1 AND name = $2', [
+      accountId,
+      name,
+    ]);
+    return rows[0] === undefined ? undefined : Number(rows[0].id);
+  }
+}
+
+class CapExceeded extends Error {
+  constructor(readonly overLimit: { address: string; tag_count: number }[]) {
+    super('tag cap exceeded');
+  }
+}
+
+/** Binary (code unit) order, the order both databases use for these columns. */
+export function binaryOrder(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function placeholders(count: number, first: number): string {
+  return Array.from({ length: count }, (_unused, index) => `$${first + index}`).join(', ');
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const result: T[][] = [];
+  for (let start = 0; start < items.length; start += size) result.push(items.slice(start, start + size));
+  return result;
+}
+
+/** Every change to a tag's addresses moves its revision on, so that stats kept for the old set are not used again. */
+async function membersChanged(tx: Sql, tagId: number, now: string): Promise<void> {
+  await tx.execute('UPDATE tags SET updated_at = $1, revision = revision + 1 WHERE id = $2', [now, tagId]);
+}
+
+async function insertTracked(tx: Sql, accountId: number, ordered: readonly string[], now: string): Promise<void> {
+  for (const chunk of chunks(ordered, 300)) {
+    const values = chunk.map((_address, index) => `($1, $${index + 3}, $2)`).join(', ');
+    await tx.execute(
+      `INSERT INTO tracked_addresses (account_id, address, created_at) VALUES ${values} ON CONFLICT (account_id, address) DO NOTHING`,
+      [accountId, now, ...chunk],
+    );
+  }
+}
+
+async function lockTracked(tx: Sql, accountId: number, ordered: readonly string[]): Promise<void> {
+  for (const chunk of chunks(ordered, 500)) {
+    await tx.query(
+      `SELECT address FROM tracked_addresses WHERE account_id = $1 AND address IN (${placeholders(chunk.length, 2)})
+       ORDER BY address${forUpdate(tx.dialect)}`,
+      [accountId, ...chunk],
+    );
+  }
+}
+
+async function tagCounts(
+  tx: Sql,
+  accountId: number,
+  ordered: readonly string[],
+  tagId: number | undefined,
+): Promise<Map<string, { count: number; hasTag: boolean }>> {
+  const counts = new Map<string, { count: number; hasTag: boolean }>();
+  for (const chunk of chunks(ordered, 500)) {
+    const rows = await tx.query<{ address: string; n: number | string; has_tag: number | string }>(
+      `SELECT address, COUNT(*) AS n, SUM(CASE WHEN tag_id = $2 THEN 1 ELSE 0 END) AS has_tag
+       FROM address_tags WHERE account_id = $1 AND address IN (${placeholders(chunk.length, 3)}) GROUP BY address`,
+      [accountId, tagId ?? -1, ...chunk],
+    );
+    for (const row of rows) counts.set(row.address, { count: Number(row.n), hasTag: Number(row.has_tag) > 0 });
+  }
+  return counts;
+}
+
+async function createTag(tx: Sql, accountId: number, name: string, now: string): Promise<number> {
+  const rows = await tx.query<{ id: number | string }>(
+    `INSERT INTO tags (account_id, name, created_at, updated_at) VALUES ($1, $2, $3, $3)
+     ON CONFLICT (account_id, name) DO UPDATE SET name = excluded.name RETURNING id`,
+    [accountId, name, now],
+  );
+  return Number(rows[0]!.id);
+}
+
+async function insertMemberships(
+  tx: Sql,
+  tagId: number,
+  accountId: number,
+  addresses: readonly string[],
+  now: string,
+): Promise<void> {
+  for (const chunk of chunks(addresses, 300)) {
+    const values = chunk.map((_address, index) => `($1, $2, $${index + 4}, $3)`).join(', ');
+    await tx.execute(
+      `INSERT INTO address_tags (tag_id, account_id, address, created_at) VALUES ${values} ON CONFLICT (tag_id, address) DO NOTHING`,
+      [tagId, accountId, now, ...chunk],
+    );
+  }
+}

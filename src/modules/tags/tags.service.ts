@@ -1,0 +1,111 @@
+import { Injectable } from '@nestjs/common';
+import { ParsedAddress, parseAddress } from '../../core/addresses';
+import { ApiError } from '../../core/errors';
+import { OffsetPage } from '../../http/paging/paging';
+import { StatsService } from '../stats/stats.service';
+import { TagDetailsDto, TaggedAddressDto, TagSummaryDto } from './dto/tag.dto';
+import { MAX_TAGS_PER_ADDRESS, UNTAGGED } from '../../core/tags/tag-rules';
+import { TagScopeService } from './tag-scope.service';
+import { TagsRepository } from './tags.repository';
+
+@Injectable()
+export class TagsService {
+  constructor(
+    private readonly tags: TagsRepository,
+    private readonly scopes: TagScopeService,
+    private readonly stats: StatsService,
+  ) {}
+
+  /** POST /v2/tags/:tag — all or nothing; `0` only tracks the addresses. */
+  async assign(accountId: number, tag: string, addresses: ParsedAddress[]): Promise<TaggedAddressDto[]> {
+    const canonical = addresses.map((address) => address.canonical);
+    const outcome = await this.tags.assign(
+      accountId,
+      tag === UNTAGGED ? undefined : tag,
+      canonical,
+      MAX_TAGS_PER_ADDRESS,
+      now(),
+    );
+    if (!outcome.ok) {
+      throw new ApiError(
+        'TAG_LIMIT_EXCEEDED',
+        `An address can carry at most ${MAX_TAGS_PER_ADDRESS} tags; ${outcome.overLimit.length} of these already carry ${MAX_TAGS_PER_ADDRESS}. Nothing was changed.`,
+        outcome.overLimit,
+      );
+    }
+    return this.records(accountId, addresses);
+  }
+
+  /** DELETE /v2/tags/:tag/addresses — the addresses stay tracked; for `0`, untagged ones stop being tracked. */
+  async removeFrom(accountId: number, tag: string, addresses: ParsedAddress[]): Promise<TaggedAddressDto[]> {
+    const scope = await this.scopes.resolve(accountId, tag);
+    const canonical = addresses.map((address) => address.canonical);
+    if (scope.kind === 'tag') await this.tags.removeMembers(scope.tagId, canonical, now());
+    else await this.tags.untrack(accountId, canonical);
+    return this.records(accountId, addresses);
+  }
+
+  /** DELETE /v2/tags/:tag — removes the tag from every address; they stay tracked. */
+  async delete(accountId: number, tag: string): Promise<void> {
+    if (tag === UNTAGGED) {
+      throw new ApiError(
+        'INVALID_TAG',
+        'The reserved tag "0" cannot be deleted; remove addresses with DELETE /v2/tags/0/addresses.',
+      );
+    }
+    const scope = await this.scopes.resolve(accountId, tag);
+    if (scope.kind === 'tag') await this.tags.deleteTag(scope.tagId);
+  }
+
+  async list(accountId: number, page: number, perPage: number): Promise<OffsetPage<TagSummaryDto>> {
+    const [total, rows] = await Promise.all([
+      this.tags.countTags(accountId),
+      this.tags.pageTags(accountId, (page - 1) * perPage, perPage),
+    ]);
+    const items = rows.map((row) => ({
+      tag: row.name,
+      address_count: row.address_count,
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+    }));
+    return new OffsetPage(items, page, perPage, total);
+  }
+
+  async details(accountId: number, tag: string): Promise<TagDetailsDto> {
+    const scope = await this.scopes.resolve(accountId, tag);
+    return { tag, stats: await this.stats.forScope(scope) };
+  }
+
+  async members(accountId: number, tag: string, page: number, perPage: number): Promise<OffsetPage<TaggedAddressDto>> {
+    const scope = await this.scopes.resolve(accountId, tag);
+    const [total, addresses] = await Promise.all([
+      this.tags.countMembers(scope),
+      this.tags.pageMembers(scope, (page - 1) * perPage, perPage),
+    ]);
+    return new OffsetPage(await this.records(accountId, addresses.map(reparse)), page, perPage, total);
+  }
+
+  /** Tagged address records, in the order given; an address this account does not track has no tags. */
+  async records(accountId: number, addresses: ParsedAddress[]): Promise<TaggedAddressDto[]> {
+    const tags = await this.tags.tagsOf(
+      accountId,
+      addresses.map((address) => address.canonical),
+    );
+    return addresses.map((address) => ({
+      address: address.canonical,
+      tags: tags.get(address.canonical) ?? [],
+      chains: address.chains,
+    }));
+  }
+}
+
+function now(): string {
+  return new Date().toISOString();
+}
+
+/** Stored addresses are canonical, so parsing them again only recovers their chains. */
+function reparse(canonical: string): ParsedAddress {
+  const parsed = parseAddress(canonical);
+  if (!parsed.ok) throw new Error(`stored address is not canonical: ${canonical}`);
+  return parsed.address;
+}

@@ -1,0 +1,29 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '../../http/docs/api-docs';
+import { OffsetPage } from '../../http/paging/paging';
+import { Paged } from '../../http/paging/link-header.interceptor';
+import { PageQueryDto } from '../../http/validation/query.dto';
+import { TokenDto } from './dto/token.dto';
+import { TokensService } from './tokens.service';
+
+@ApiTags('tokens')
+@Controller('v2/tokens')
+export class TokensController {
+  constructor(private readonly tokens: TokensService) {}
+
+  @Get()
+  @Paged()
+  @ApiOperation({
+    summary: 'List all tokens',
+    description: 'Tokens ordered by id, with every deployment. Paginated by `page`; see the `Link` header.',
+  })
+  @ApiOkResponse({
+    type: [TokenDto],
+    headers: { Link: { description: 'Pagination links (first, prev, next, last).', schema: { type: 'string' } } },
+  })
+  @ApiErrors('INVALID_QUERY')
+  list(@Query() query: PageQueryDto): Promise<OffsetPage<TokenDto>> {
+    return this.tokens.page(query.page, query.per_page);
+  }
+}

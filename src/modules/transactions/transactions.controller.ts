@@ -1,0 +1,33 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '../../http/docs/api-docs';
+import { AccountId } from '../../http/auth/auth';
+import { CursorPage } from '../../http/paging/paging';
+import { Paged } from '../../http/paging/link-header.interceptor';
+import { TransactionDto } from './dto/transaction.dto';
+import { TransactionsQueryDto } from './dto/transactions-query.dto';
+import { TransactionsService } from './transactions.service';
+
+@ApiTags('transactions')
+@Controller('v2/transactions')
+export class TransactionsController {
+  constructor(private readonly transactions: TransactionsService) {}
+
+  @Get()
+  @Paged()
+  @ApiOperation({
+    summary: 'List transactions',
+    description:
+      'Newest first (block_time, then id, descending). Filters combine with AND. Keyset paging: the `Link` ' +
+      'header has `next` while more rows follow and `first` on every page but the first; rows added meanwhile ' +
+      'never shift a page.',
+  })
+  @ApiOkResponse({
+    type: [TransactionDto],
+    headers: { Link: { description: 'Pagination links (next, first).', schema: { type: 'string' } } },
+  })
+  @ApiErrors('INVALID_QUERY', 'INVALID_ADDRESS', 'INVALID_TAG', 'TAG_NOT_FOUND')
+  list(@AccountId() accountId: number, @Query() query: TransactionsQueryDto): Promise<CursorPage<TransactionDto>> {
+    return this.transactions.page(accountId, query);
+  }
+}

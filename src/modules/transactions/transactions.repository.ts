@@ -1,0 +1,116 @@
+import { Injectable } from '@nestjs/common';
+import { ChainId } from '../../core/chains/chain-ids';
+import { Db } from '../../database/db.service';
+import { scopeAddressesSql, TagScope } from '../../core/tags/tag-scope';
+import { CursorPosition } from './cursor';
+
+export interface TransactionFilters {
+  chain?: ChainId;
+  /** Canonical. */
+  tokenAddress?: string;
+  /** Canonical; matches the sender or the recipient. */
+  address?: string;
+  /** Matches when the sender or the recipient is in the scope. */
+  scope?: TagScope;
+  /** `toISOString()` form; block_time strictly after it. */
+  since?: string;
+  /** Rows strictly after this one in the list order. */
+  after?: CursorPosition;
+}
+
+export interface TransactionRow {
+  id: string;
+  chain: string;
+  token_address: string;
+  from_address: string;
+  to_address: string;
+  value: string;
+  tx_hash: string;
+  block_number: string;
+  block_hash: string;
+  block_time: Date | string;
+}
+
+// block_number goes out as text: better-sqlite3 would return it as a JS number, inexact above 2^53.
+const COLUMNS = `id, chain, token_address, from_address, to_address, value, tx_hash,
+  CAST(block_number AS TEXT) AS block_number, block_hash, block_time`;
+const NEWEST_FIRST = 'ORDER BY block_time DESC, id DESC';
+
+const SETTING_CURSOR_SECRET = 'transactions_cursor_secret';
+
+@Injectable()
+export class TransactionsRepository {
+  constructor(private readonly db: Db) {}
+
+  /**
+   * Up to `limit` rows, newest first. Keyset paging: the cursor condition `(block_time, id) <
+   * (…)` continues exactly where the previous page ended, whatever was inserted since.
+   *
+   * With an address (or, without one, a tag) the rows come from two branches, one per index
+   * (transactions_by_sender, transactions_by_recipient), each read in list order from the cursor
+   * and cut at `limit`; the union is ordered and cut again. The recipient branch leaves out rows
+   * whose sender also matches, so a transfer to oneself (or between two members of a tag) appears
+   * once without a DISTINCT over the whole result.
+   */
+  page(filters: TransactionFilters, limit: number): Promise<TransactionRow[]> {
+    const params: unknown[] = [];
+    const bind = (value: unknown): string => {
+      params.push(value);
+      return `$${params.length}`;
+    };
+    const shared: string[] = [];
+    if (filters.chain !== undefined) shared.push(`chain = ${bind(filters.chain)}`);
+    if (filters.tokenAddress !== undefined) shared.push(`token_address = ${bind(filters.tokenAddress)}`);
+    if (filters.since !== undefined) shared.push(`block_time > ${bind(filters.since)}`);
+    if (filters.after !== undefined) {
+      shared.push(`(block_time, id) < (${bind(filters.after.blockTime)}, ${bind(filters.after.id)})`);
+    }
+    let members: string | undefined;
+    if (filters.scope !== undefined) {
+      const scope = scopeAddressesSql(filters.scope, params.length + 1);
+      params.push(...scope.params);
+      members = scope.sql;
+    }
+    const top = bind(limit);
+    const select = (conditions: string[]) =>
+      `SELECT ${COLUMNS} FROM transactions${conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : ''} ${NEWEST_FIRST} LIMIT ${top}`;
+
+    let sender: string;
+    let recipient: string;
+    if (filters.address !== undefined) {
+      const address = bind(filters.address);
+      if (members !== undefined) shared.push(`(from_address IN (${members}) OR to_address IN (${members}))`);
+      sender = `from_address = ${address}`;
+      recipient = `to_address = ${address} AND from_address <> ${address}`;
+    } else if (members !== undefined) {
+      sender = `from_address IN (${members})`;
+      recipient = `to_address IN (${members}) AND from_address NOT IN (${members})`;
+    } else {
+      return this.db.query<TransactionRow>(select(shared), params);
+    }
+    return this.db.query<TransactionRow>(
+      `SELECT * FROM (${select([sender, ...shared])}) AS sent
+       UNION ALL
+       SELECT * FROM (${select([recipient, ...shared])}) AS received
+       ${NEWEST_FIRST} LIMIT ${top}`,
+      params,
+    );
+  }
+
+  /**
+   * The cursor secret, stored on first use. When several servers start on one database at once,
+   * the first insert wins and every one of them reads that value back.
+   */
+  async cursorSecret(candidate: string): Promise<string> {
+    await this.db.execute('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [
+      SETTING_CURSOR_SECRET,
+      candidate,
+    ]);
+    const rows = await this.db.query<{ value: string }>('SELECT value FROM settings WHERE key = $1', [
+      SETTING_CURSOR_SECRET,
+    ]);
+    const value = rows[0]?.value;
+    if (value === undefined) throw new Error('the cursor secret could not be stored');
+    return value;
+  }
+}

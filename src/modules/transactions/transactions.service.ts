@@ -1,0 +1,82 @@
+import { Injectable } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { ApiError } from '../../core/errors';
+import { CursorPage } from '../../http/paging/paging';
+import { toIso } from '../../database/dialect';
+import { addressFilter, tokenAddressFilter } from '../../core/addresses/address-filters';
+import { TagScopeService } from '../tags/tag-scope.service';
+import { CursorPosition, decodeCursor, encodeCursor } from './cursor';
+import { TransactionDto } from './dto/transaction.dto';
+import { TransactionsQueryDto } from './dto/transactions-query.dto';
+import { parseInstant } from '../../core/time/instant';
+import { TransactionFilters, TransactionRow, TransactionsRepository } from './transactions.repository';
+
+const SECRET_BYTES = 32;
+
+@Injectable()
+export class TransactionsService {
+  /** Loaded from the database once; a failed load is retried by the next request. */
+  private secret: Promise<Buffer> | undefined;
+
+  constructor(
+    private readonly transactions: TransactionsRepository,
+    private readonly tagScopes: TagScopeService,
+  ) {}
+
+  async page(accountId: number, query: TransactionsQueryDto): Promise<CursorPage<TransactionDto>> {
+    const filters: TransactionFilters = {
+      chain: query.chain,
+      address: query.address === undefined ? undefined : addressFilter(query.address),
+      tokenAddress:
+        query.token_address === undefined ? undefined : tokenAddressFilter(query.token_address, query.chain),
+      since: query.since === undefined ? undefined : parseInstant(query.since),
+      after: query.after === undefined ? undefined : await this.position(query.after),
+      scope: query.tag === undefined ? undefined : await this.tagScopes.resolve(accountId, query.tag),
+    };
+    // One row more than the page tells whether another page follows.
+    const rows = await this.transactions.page(filters, query.per_page + 1);
+    const items = rows.slice(0, query.per_page).map(toTransaction);
+    const last = items[items.length - 1];
+    const next =
+      rows.length > query.per_page && last !== undefined
+        ? encodeCursor({ blockTime: last.block_time, id: last.id }, await this.cursorSecret())
+        : undefined;
+    return new CursorPage(items, next, query.after === undefined);
+  }
+
+  private async position(cursor: string): Promise<CursorPosition> {
+    const position = decodeCursor(cursor, await this.cursorSecret());
+    if (position === undefined) {
+      throw new ApiError('INVALID_QUERY', 'after is not a cursor this server handed out; follow the Link header.', [
+        { parameter: 'after', message: 'invalid cursor' },
+      ]);
+    }
+    return position;
+  }
+
+  private cursorSecret(): Promise<Buffer> {
+    this.secret ??= this.transactions.cursorSecret(randomBytes(SECRET_BYTES).toString('hex')).then(
+      (hex) => Buffer.from(hex, 'hex'),
+      (error: unknown) => {
+        this.secret = undefined;
+        throw error;
+      },
+    );
+    return this.secret;
+  }
+}
+
+function toTransaction(row: TransactionRow): TransactionDto {
+  return {
+    id: row.id,
+    chain: row.chain,
+    token_address: row.token_address,
+    from_address: row.from_address,
+    to_address: row.to_address,
+    value: String(row.value),
+    tx_hash: row.tx_hash,
+    block_number: String(row.block_number),
+    block_hash: row.block_hash,
+    block_time: toIso(row.block_time),
+  };
+}
