@@ -3,7 +3,6 @@ import { Db, Sql } from '../../database/db.service';
 import { toIso } from '../../database/dialect';
 import type { KeyOwner } from '../../http/auth/auth';
 
-
 export interface KeyListing {
   prefix: string;
   account: string;
