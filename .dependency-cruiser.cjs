@@ -20,7 +20,7 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/core/', pathNot: '\\.spec\\.ts$' },
       to: {
-        pathNot: ['^src/core/', '^node_modules/(@scure|@noble|@bitauth|@ton|viem|ox|abitype)/'],
+        pathNot: ['^src/core/', '(^|/)node_modules/(@scure|@noble|@bitauth|@ton|viem|ox|abitype)/'],
         dependencyTypesNot: ['core'],
       },
     },
