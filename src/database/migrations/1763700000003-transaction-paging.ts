@@ -10,8 +10,8 @@ import { dialectOf } from './1763700000000-foundation';
  *   handed out before a restart, or by another instance, stays valid.
  * - transactions_by_chain_time: the `chain` filter alone in list order. transactions_by_chain
  *   (chain, token_address, block_time, id) serves chain + token_address, but for a chain alone its
- *   rows come grouped by token, so each page sorted every transaction of the chain (measured on
- *   SQLite: 130 ms a page at 300,000 rows, growing with the chain) or, on PostgreSQL, walked
+ *   rows come grouped by token, so each page sorted every transaction of the chain (a cost growing
+ *   with the chain; bench/README.md) or, on PostgreSQL, walked
  *   transactions_by_time past every other chain's rows. This index reads a page directly.
  */
 export class TransactionPaging1763700000003 implements MigrationInterface {

@@ -4,20 +4,19 @@ import { dialectOf } from './1763700000000-foundation';
 
 /**
  * Indexes that let the address and tag stats and the holder counts be answered from indexes
- * alone, measured with `npm run bench` (1M transactions, 300k holdings):
+ * alone (the before/after figures are in bench/README.md):
  *
  * - transactions_by_recipient also carries the sender. A transaction is counted once, from its
  *   sender's side (transactions_by_sender) or, when the sender is not counted already, from its
  *   recipient's (StatsRepository); with the sender in the recipient index, neither side reads the
- *   table. An address with 75k transactions: 104-148 ms before, 11-17 ms after; a tag of 169
- *   addresses: 176-235 ms (the whole table read) before, 7-16 ms after. The sender index needs
- *   nothing more: the sender side only counts entries.
+ *   table, where a tag's count used to read all of it. The sender index needs nothing more: the
+ *   sender side only counts entries.
  * - holdings_by_address covers only balances above zero, the only ones chaintags lists or counts,
  *   and carries the balance, so an address's or a tag's holdings are counted and valued without
  *   reading the table.
  * - holdings_positive: a token's holders (balance above zero) as one index range. Counting the
  *   holders of the tokens on a page of GET /v2/token-holdings read every holder's row to check its
- *   balance: 51 ms before, 5 ms after.
+ *   balance.
  *
  * PostgreSQL carries the extra columns as INCLUDE columns; SQLite, which has no INCLUDE, as
  * trailing key columns after the unique (block_time, id) or (address, chain, token_address), so
