@@ -33,7 +33,8 @@ import {
   offsetRelations,
   withParameter,
 } from '../src/http/paging/paging';
-import type { Db, Row } from '../src/database/db.service';
+import { countOf, type Db, type Row } from '../src/database/db.service';
+import { render, type SqlFragment } from '../src/database/sql';
 import { HoldingsRepository } from '../src/modules/holdings/holdings.repository';
 import { HoldingsService } from '../src/modules/holdings/holdings.service';
 import { StatsRepository } from '../src/modules/stats/stats.repository';
@@ -62,19 +63,23 @@ export interface Floor {
 }
 
 /**
- * Reads through the pool directly. The repositories only need `query`, `execute` and the dialect
- * on these read paths; they never open a transaction here.
+ * Reads through the pool directly. The repositories only need `query`, `execute`, `count` and the
+ * dialect on these read paths; they never open a transaction here.
  */
 function poolDb(pool: Pool): Db {
-  const sql = {
+  const run = (statement: SqlFragment) => {
+    const { text, params } = render(statement, 'postgres');
+    return pool.query(text, params);
+  };
+  const query = async <T = Row>(statement: SqlFragment): Promise<T[]> => (await run(statement)).rows as T[];
+  const db = {
     dialect: 'postgres' as const,
-    query: async <T = Row>(text: string, params: readonly unknown[] = []): Promise<T[]> =>
-      (await pool.query(text, [...params])).rows as T[],
-    execute: async (text: string, params: readonly unknown[] = []): Promise<number> =>
-      (await pool.query(text, [...params])).rowCount ?? 0,
+    query,
+    execute: async (statement: SqlFragment): Promise<number> => (await run(statement)).rowCount ?? 0,
+    count: async (statement: SqlFragment): Promise<number> => countOf(await query(statement)),
     transaction: () => Promise.reject(new Error('the floor serves reads only')),
   };
-  return sql as unknown as Db;
+  return db as unknown as Db;
 }
 
 export async function startFloor(databaseUrl: string, port = 0): Promise<Floor> {

@@ -11,8 +11,37 @@ type Statement = [statement: SqlFragment] | [text: string, params?: readonly unk
 
 export interface Sql {
   readonly dialect: Dialect;
-  query<T = Row>(...statement: Statement): Promise<T[]>;
+  query<T = Row>(statement: SqlFragment): Promise<T[]>;
+  /**
+   * @deprecated Compose the statement with `sql` (./sql.ts) instead of numbering `$n` placeholders
+   * by hand. Kept only until the last callers that pass text are converted.
+   */
+  query<T = Row>(text: string, params?: readonly unknown[]): Promise<T[]>;
   /** Runs a write and answers how many rows it changed. */
+  execute(statement: SqlFragment): Promise<number>;
+  /**
+   * @deprecated Compose the statement with `sql` (./sql.ts) instead of numbering `$n` placeholders
+   * by hand. Kept only until the last callers that pass text are converted.
+   */
+  execute(text: string, params?: readonly unknown[]): Promise<number>;
+}
+
+/**
+ * The number a counting statement answers: the one column of its one row (`COUNT(*)` comes back as
+ * a string from pg's bigint and as a number from SQLite).
+ */
+export function countOf(rows: readonly Row[]): number {
+  const row = rows[0];
+  if (row === undefined) return 0;
+  const values = Object.values(row);
+  if (rows.length !== 1 || values.length !== 1) throw new Error('a count must answer one row of one column');
+  return Number(values[0]);
+}
+
+/** `Sql` as the drivers implement it: both forms of statement through one signature. */
+interface Runner {
+  readonly dialect: Dialect;
+  query<T = Row>(...statement: Statement): Promise<T[]>;
   execute(...statement: Statement): Promise<number>;
 }
 
@@ -41,20 +70,31 @@ function rendered(dialect: Dialect, [statement, params = []]: Statement): Render
 export class Db implements Sql {
   readonly dialect: Dialect;
   private queue: Promise<void> = Promise.resolve();
-  private pooled: Sql | undefined;
+  private pooled: Runner | undefined;
 
   constructor(private readonly dataSource: DataSource) {
     this.dialect = dataSource.options.type === 'postgres' ? 'postgres' : 'sqlite';
   }
 
+  query<T = Row>(statement: SqlFragment): Promise<T[]>;
+  /** @deprecated see `Sql.query` */
+  query<T = Row>(text: string, params?: readonly unknown[]): Promise<T[]>;
   query<T = Row>(...statement: Statement): Promise<T[]> {
     if (this.dialect === 'postgres') return this.onPool().query<T>(...statement);
     return this.sqliteStatement((tx) => tx.query<T>(...statement));
   }
 
+  execute(statement: SqlFragment): Promise<number>;
+  /** @deprecated see `Sql.execute` */
+  execute(text: string, params?: readonly unknown[]): Promise<number>;
   execute(...statement: Statement): Promise<number> {
     if (this.dialect === 'postgres') return this.onPool().execute(...statement);
     return this.sqliteStatement((tx) => tx.execute(...statement));
+  }
+
+  /** Runs `SELECT COUNT(*) …` (one row, one column) and answers the count. */
+  async count(statement: SqlFragment): Promise<number> {
+    return countOf(await this.query(statement));
   }
 
   transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
@@ -104,13 +144,13 @@ export class Db implements Sql {
   }
 
   /** Statements outside a transaction, straight to the pool. */
-  private onPool(): Sql {
+  private onPool(): Runner {
     this.pooled ??= postgresSql(this.pool());
     return this.pooled;
   }
 
   /** One statement outside a transaction, on a query runner of its own. */
-  private sqliteStatement<T>(run: (tx: Sql) => Promise<T>): Promise<T> {
+  private sqliteStatement<T>(run: (tx: Runner) => Promise<T>): Promise<T> {
     return this.exclusive(async () => {
       const runner = this.dataSource.createQueryRunner();
       try {
@@ -152,7 +192,7 @@ function isRetryable(error: unknown): boolean {
 }
 
 /** Statements straight to the pg pool, or to a client checked out of it for a transaction. */
-function postgresSql(target: Pool | PoolClient): Sql {
+function postgresSql(target: Pool | PoolClient): Runner {
   const run = (statement: Statement) => {
     const { text, params } = rendered('postgres', statement);
     return target.query(text, params);
@@ -169,7 +209,7 @@ function postgresSql(target: Pool | PoolClient): Sql {
 }
 
 /** Statements through a TypeORM query runner on SQLite, with `?` placeholders. */
-function sqliteSql(runner: QueryRunner): Sql {
+function sqliteSql(runner: QueryRunner): Runner {
   const structured = async (statement: Statement) => {
     const { text, params } = rendered('sqlite', statement);
     return (await runner.query(text, params, true)) as { records?: unknown[]; affected?: number };

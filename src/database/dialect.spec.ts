@@ -1,4 +1,5 @@
-import { toSqliteParameters } from './dialect';
+import { bigSum, Dialect, forUpdate, toSqliteParameters } from './dialect';
+import { list, raw, render, sql } from './sql';
 
 describe('toSqliteParameters', () => {
   it('turns numbered placeholders into positional ones, repeating values as needed', () => {
@@ -10,5 +11,31 @@ describe('toSqliteParameters', () => {
 
   it('refuses a placeholder without a value', () => {
     expect(() => toSqliteParameters('SELECT $3', [1])).toThrow('$3');
+  });
+});
+
+describe('dialect fragments', () => {
+  it('sums big decimals exactly: numeric SUM as text on PostgreSQL, the bigsum aggregate on SQLite', () => {
+    const statement = sql`SELECT ${bigSum('postgres', raw('h.balance'))} AS balance FROM holdings h WHERE h.chain = ${'eth'}`;
+    expect(render(statement, 'postgres')).toEqual({
+      text: 'SELECT SUM(h.balance)::text AS balance FROM holdings h WHERE h.chain = $1',
+      params: ['eth'],
+    });
+    expect(render(sql`SELECT ${bigSum('sqlite', raw('h.balance'))} AS balance`, 'sqlite').text).toBe(
+      'SELECT bigsum(h.balance) AS balance',
+    );
+  });
+
+  it('locks rows on PostgreSQL only', () => {
+    const statement = (dialect: Dialect) =>
+      sql`SELECT address FROM t WHERE a IN (${list(['x', 'y'])})${forUpdate(dialect)}`;
+    expect(render(statement('postgres'), 'postgres')).toEqual({
+      text: 'SELECT address FROM t WHERE a IN ($1, $2) FOR UPDATE',
+      params: ['x', 'y'],
+    });
+    expect(render(statement('sqlite'), 'sqlite')).toEqual({
+      text: 'SELECT address FROM t WHERE a IN (?, ?)',
+      params: ['x', 'y'],
+    });
   });
 });

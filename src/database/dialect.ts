@@ -1,9 +1,12 @@
+import { type Dialect, raw, sql, SqlFragment } from './sql';
+
 /**
  * Everything that differs between PostgreSQL and SQLite lives in this file: column types for the
- * migrations and the few SQL fragments that are spelled differently. Repositories write PostgreSQL
- * style SQL with `$1` placeholders and use these helpers where the dialects part ways.
+ * migrations and the few SQL fragments that are spelled differently. Repositories write one SQL
+ * text for both (fragments built with `sql`, see ./sql.ts) and embed these helpers where the
+ * dialects part ways.
  */
-export type Dialect = 'postgres' | 'sqlite';
+export type { Dialect };
 
 export interface ColumnTypes {
   /** Strings compared and ordered by code unit on both databases. */
@@ -43,13 +46,13 @@ export function columnTypes(dialect: Dialect): ColumnTypes {
 }
 
 /** Exact sum of a big-decimal column, as a decimal string (SQLite uses the `bigsum` aggregate we register). */
-export function bigSum(dialect: Dialect, expression: string): string {
-  return dialect === 'postgres' ? `SUM(${expression})::text` : `bigsum(${expression})`;
+export function bigSum(dialect: Dialect, expression: SqlFragment): SqlFragment {
+  return dialect === 'postgres' ? sql`SUM(${expression})::text` : sql`bigsum(${expression})`;
 }
 
 /** Row lock for the rest of the transaction; SQLite's immediate transaction already excludes other writers. */
-export function forUpdate(dialect: Dialect): string {
-  return dialect === 'postgres' ? ' FOR UPDATE' : '';
+export function forUpdate(dialect: Dialect): SqlFragment {
+  return raw(dialect === 'postgres' ? ' FOR UPDATE' : '');
 }
 
 /** Values as the drivers return them: pg gives Date for timestamptz and strings for bigint/numeric. */
@@ -62,8 +65,11 @@ export function toNumber(value: number | string | bigint): number {
 }
 
 /**
- * better-sqlite3 binds anonymous `?` parameters in order of appearance, while the SQL here is written
- * once with PostgreSQL's numbered `$n`. Rewrites the text and lays the values out to match.
+ * better-sqlite3 binds anonymous `?` parameters in order of appearance, while SQL passed to `Db` as
+ * text is written with PostgreSQL's numbered `$n`. Rewrites the text and lays the values out to match.
+ *
+ * @deprecated Only for statements still passed to `Db` as `(text, params)`; fragments built with
+ * `sql` are rendered for the dialect by `render` (./sql.ts). Goes once no caller passes text.
  */
 export function toSqliteParameters(sql: string, params: readonly unknown[]): { sql: string; params: unknown[] } {
   const ordered: unknown[] = [];

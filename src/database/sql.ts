@@ -1,4 +1,8 @@
-import type { Dialect } from './dialect';
+/**
+ * The two databases chaintags runs on. Defined here, below dialect.ts, because rendering a fragment
+ * is where the dialects first part ways (`$n` or `?`); everything else that differs is in dialect.ts.
+ */
+export type Dialect = 'postgres' | 'sqlite';
 
 /**
  * A piece of SQL with its values beside the text, written as a tagged template:

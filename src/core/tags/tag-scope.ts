@@ -1,7 +1,7 @@
 /**
  * The set of addresses a tag stands for, within one account: the addresses carrying a real tag, or
  * for the reserved `0` the account's tracked addresses that carry no tag. Holdings, transactions and
- * stats filter by it through `scopeAddressesSql`.
+ * stats filter by it; the database layer spells it as SQL (`addressSet` in src/database/address-sets.ts).
  */
 export type TagScope =
   | {
@@ -12,18 +12,3 @@ export type TagScope =
       revision: number;
     }
   | { kind: 'untagged'; accountId: number };
-
-/**
- * A subquery selecting the scope's addresses (one column, `address`). `next` is the number of the
- * first free `$n` placeholder; the returned params fill the placeholders it used.
- */
-export function scopeAddressesSql(scope: TagScope, next: number): { sql: string; params: number[] } {
-  if (scope.kind === 'tag') {
-    return { sql: `SELECT address FROM address_tags WHERE tag_id = $${next}`, params: [scope.tagId] };
-  }
-  return {
-    sql: `SELECT tr.address FROM tracked_addresses tr WHERE tr.account_id = $${next}
-          AND NOT EXISTS (SELECT 1 FROM address_tags at2 WHERE at2.account_id = tr.account_id AND at2.address = tr.address)`,
-    params: [scope.accountId],
-  };
-}

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../../database/db.service';
+import { sql } from '../../database/sql';
 
 export interface ChainRow {
   chain: string;
@@ -14,6 +15,8 @@ export class ChainsRepository {
   constructor(private readonly db: Db) {}
 
   list(): Promise<ChainRow[]> {
-    return this.db.query<ChainRow>('SELECT chain, chain_id, name, icon_url, explorers FROM chains ORDER BY position');
+    return this.db.query<ChainRow>(
+      sql`SELECT chain, chain_id, name, icon_url, explorers FROM chains ORDER BY position`,
+    );
   }
 }

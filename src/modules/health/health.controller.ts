@@ -4,6 +4,7 @@ import { ErrorDto } from '../../http/docs/api-docs';
 import { ApiError } from '../../core/errors';
 import { Public } from '../../http/auth/public.decorator';
 import { Db } from '../../database/db.service';
+import { sql } from '../../database/sql';
 
 @ApiTags('health')
 @Controller('health')
@@ -17,7 +18,7 @@ export class HealthController {
   @ApiResponse({ status: 503, description: 'The database does not answer: DATABASE_UNAVAILABLE', type: ErrorDto })
   async check(): Promise<{ status: 'ok' }> {
     try {
-      await this.db.query('SELECT 1 AS ok');
+      await this.db.query(sql`SELECT 1 AS ok`);
     } catch {
       throw new ApiError('DATABASE_UNAVAILABLE', 'The database does not answer.');
     }

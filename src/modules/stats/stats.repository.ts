@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../../database/db.service';
+import { addressSet } from '../../database/address-sets';
 import { bigSum } from '../../database/dialect';
 import { dataRevision } from '../../database/revisions';
-import { scopeAddressesSql, TagScope } from '../../core/tags/tag-scope';
+import { raw, sql, SqlFragment } from '../../database/sql';
+import { TagScope } from '../../core/tags/tag-scope';
 
 /** Balances summed per token deployment, with the token's latest USD price (as exact decimal text). */
 export interface DeploymentTotal {
@@ -11,10 +13,10 @@ export interface DeploymentTotal {
   usd: string | undefined;
 }
 
-/** SQL conditions on an address column: it is one of the members, or it is not. */
+/** SQL conditions on an address column (named by the code, never input): it is one of the members, or it is not. */
 interface Membership {
-  is(column: string): string;
-  isNot(column: string): string;
+  is(column: string): SqlFragment;
+  isNot(column: string): SqlFragment;
 }
 
 interface Counts {
@@ -43,37 +45,34 @@ export class StatsRepository {
   }
 
   async countsForAddress(address: string): Promise<Counts> {
-    const rows = await this.db.query<CountRow>(`SELECT ${countColumns(single)}`, [address]);
+    const rows = await this.db.query<CountRow>(sql`SELECT ${countColumns(single(address))}`);
     return toCounts(rows[0]);
   }
 
   totalsForAddress(address: string): Promise<DeploymentTotal[]> {
-    return this.totals(single, [address]);
+    return this.totals(single(address));
   }
 
   async countsForScope(scope: TagScope): Promise<Counts & { address_count: number }> {
-    const members = scopeAddressesSql(scope, 1);
+    const members = addressSet(scope);
     const rows = await this.db.query<CountRow & { addresses: number | string }>(
-      `SELECT ${countColumns(setOf(members.sql))}, (SELECT COUNT(*) FROM (${members.sql}) m) AS addresses`,
-      members.params,
+      sql`SELECT ${countColumns(setOf(members))}, (SELECT COUNT(*) FROM (${members}) m) AS addresses`,
     );
     return { ...toCounts(rows[0]), address_count: Number(rows[0]?.addresses ?? 0) };
   }
 
   totalsForScope(scope: TagScope): Promise<DeploymentTotal[]> {
-    const members = scopeAddressesSql(scope, 1);
-    return this.totals(setOf(members.sql), members.params);
+    return this.totals(setOf(addressSet(scope)));
   }
 
-  private async totals(members: Membership, params: readonly unknown[]): Promise<DeploymentTotal[]> {
+  private async totals(members: Membership): Promise<DeploymentTotal[]> {
     const rows = await this.db.query<{ balance: string; decimals: number | string; usd: string | number | null }>(
-      `SELECT ${bigSum(this.db.dialect, 'h.balance')} AS balance, d.decimals,
+      sql`SELECT ${bigSum(this.db.dialect, raw('h.balance'))} AS balance, d.decimals,
               (SELECT p.usd FROM prices p WHERE p.token_id = d.token_id ORDER BY p.at DESC LIMIT 1) AS usd
        FROM holdings h
        JOIN token_deployments d ON d.chain = h.chain AND d.address = h.token_address
        WHERE ${members.is('h.address')} AND h.balance <> '0'
        GROUP BY h.chain, h.token_address, d.decimals, d.token_id`,
-      params,
     );
     return rows.map((row) => ({
       balance: String(row.balance),
@@ -89,8 +88,8 @@ interface CountRow {
 }
 
 /** The counts as select-list columns, so that one statement answers them all. */
-function countColumns(members: Membership): string {
-  return `(SELECT COUNT(*) FROM holdings h WHERE ${members.is('h.address')} AND h.balance <> '0') AS holdings,
+function countColumns(members: Membership): SqlFragment {
+  return sql`(SELECT COUNT(*) FROM holdings h WHERE ${members.is('h.address')} AND h.balance <> '0') AS holdings,
     (SELECT COUNT(*) FROM transactions t WHERE ${members.is('t.from_address')})
       + (SELECT COUNT(*) FROM transactions t WHERE ${members.is('t.to_address')} AND ${members.isNot('t.from_address')})
       AS transactions`;
@@ -100,16 +99,18 @@ function toCounts(row: CountRow | undefined): Counts {
   return { token_holding_count: Number(row?.holdings ?? 0), txn_count: Number(row?.transactions ?? 0) };
 }
 
-/** One address, bound as $1. */
-const single: Membership = {
-  is: (column) => `${column} = $1`,
-  isNot: (column) => `${column} <> $1`,
-};
+/** One address. */
+function single(address: string): Membership {
+  return {
+    is: (column) => sql`${raw(column)} = ${address}`,
+    isNot: (column) => sql`${raw(column)} <> ${address}`,
+  };
+}
 
 /** The addresses a subquery selects (one column, `address`). */
-function setOf(members: string): Membership {
+function setOf(members: SqlFragment): Membership {
   return {
-    is: (column) => `${column} IN (${members})`,
-    isNot: (column) => `NOT EXISTS (SELECT 1 FROM (${members}) m WHERE m.address = ${column})`,
+    is: (column) => sql`${raw(column)} IN (${members})`,
+    isNot: (column) => sql`NOT EXISTS (SELECT 1 FROM (${members}) m WHERE m.address = ${raw(column)})`,
   };
 }

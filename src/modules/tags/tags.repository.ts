@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { Db, Sql } from '../../database/db.service';
 import { forUpdate, toIso } from '../../database/dialect';
-import { scopeAddressesSql, TagScope } from '../../core/tags/tag-scope';
+import { addressSet, addressSetInJoinOrder } from '../../database/address-sets';
+import { chunks, list, rows, sql } from '../../database/sql';
+import { TagScope } from '../../core/tags/tag-scope';
 
 export interface TagSummaryRow {
   name: string;
@@ -20,8 +22,7 @@ export class TagsRepository {
   /** The tag's id and its revision, which goes up with every change to its addresses. */
   async findTag(accountId: number, name: string): Promise<{ id: number; revision: number } | undefined> {
     const rows = await this.db.query<{ id: number | string; revision: number | string }>(
-      'SELECT id, revision FROM tags WHERE account_id = $1 AND name = $2',
-      [accountId, name],
+      sql`SELECT id, revision FROM tags WHERE account_id = ${accountId} AND name = ${name}`,
     );
     const row = rows[0];
     return row === undefined ? undefined : { id: Number(row.id), revision: Number(row.revision) };
@@ -77,12 +78,10 @@ export class TagsRepository {
   removeMembers(tagId: number, addresses: readonly string[], now: string): Promise<number> {
     return this.db.transaction(async (tx) => {
       let removed = 0;
-      for (const chunk of chunks(addresses, 500)) {
-        const list = placeholders(chunk.length, 2);
-        removed += await tx.execute(`DELETE FROM address_tags WHERE tag_id = $1 AND address IN (${list})`, [
-          tagId,
-          ...chunk,
-        ]);
+      for (const chunk of chunks(addresses)) {
+        removed += await tx.execute(
+          sql`DELETE FROM address_tags WHERE tag_id = ${tagId} AND address IN (${list(chunk)})`,
+        );
       }
       if (removed > 0) await membersChanged(tx, tagId, now);
       return removed;
@@ -92,12 +91,11 @@ export class TagsRepository {
   /** Stops tracking those of the addresses that carry no tag (the reserved tag's removal). */
   untrack(accountId: number, addresses: readonly string[]): Promise<void> {
     return this.db.transaction(async (tx) => {
-      for (const chunk of chunks(addresses, 500)) {
+      for (const chunk of chunks(addresses)) {
         await tx.execute(
-          `DELETE FROM tracked_addresses WHERE account_id = $1 AND address IN (${placeholders(chunk.length, 2)})
+          sql`DELETE FROM tracked_addresses WHERE account_id = ${accountId} AND address IN (${list(chunk)})
            AND NOT EXISTS (SELECT 1 FROM address_tags a WHERE a.account_id = tracked_addresses.account_id
                            AND a.address = tracked_addresses.address)`,
-          [accountId, ...chunk],
         );
       }
     });
@@ -105,30 +103,26 @@ export class TagsRepository {
 
   async deleteTag(tagId: number): Promise<void> {
     await this.db.transaction(async (tx) => {
-      await tx.execute('DELETE FROM address_tags WHERE tag_id = $1', [tagId]);
-      await tx.execute('DELETE FROM tags WHERE id = $1', [tagId]);
+      await tx.execute(sql`DELETE FROM address_tags WHERE tag_id = ${tagId}`);
+      await tx.execute(sql`DELETE FROM tags WHERE id = ${tagId}`);
     });
   }
 
-  async countTags(accountId: number): Promise<number> {
-    const rows = await this.db.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM tags WHERE account_id = $1', [
-      accountId,
-    ]);
-    return Number(rows[0]?.n ?? 0);
+  countTags(accountId: number): Promise<number> {
+    return this.db.count(sql`SELECT COUNT(*) FROM tags WHERE account_id = ${accountId}`);
   }
 
   async pageTags(accountId: number, offset: number, limit: number): Promise<TagSummaryRow[]> {
-    const rows = await this.db.query<{
+    const found = await this.db.query<{
       name: string;
       address_count: number | string;
       created_at: Date | string;
       updated_at: Date | string;
     }>(
-      `SELECT t.name, (SELECT COUNT(*) FROM address_tags a WHERE a.tag_id = t.id) AS address_count, t.created_at, t.updated_at
-       FROM tags t WHERE t.account_id = $1 ORDER BY t.name LIMIT $2 OFFSET $3`,
-      [accountId, limit, offset],
+      sql`SELECT t.name, (SELECT COUNT(*) FROM address_tags a WHERE a.tag_id = t.id) AS address_count, t.created_at, t.updated_at
+       FROM tags t WHERE t.account_id = ${accountId} ORDER BY t.name LIMIT ${limit} OFFSET ${offset}`,
     );
-    return rows.map((row) => ({
+    return found.map((row) => ({
       name: row.name,
       address_count: Number(row.address_count),
       created_at: toIso(row.created_at),
@@ -136,30 +130,16 @@ export class TagsRepository {
     }));
   }
 
-  async countMembers(scope: TagScope): Promise<number> {
-    const members = scopeAddressesSql(scope, 1);
-    const rows = await this.db.query<{ n: number | string }>(
-      `SELECT COUNT(*) AS n FROM (${members.sql}) m`,
-      members.params,
-    );
-    return Number(rows[0]?.n ?? 0);
+  countMembers(scope: TagScope): Promise<number> {
+    return this.db.count(sql`SELECT COUNT(*) FROM (${addressSet(scope)}) m`);
   }
 
   /** A page of the scope's addresses, by time of assignment (tracking, for `0`), then address. */
   async pageMembers(scope: TagScope, offset: number, limit: number): Promise<string[]> {
-    const rows =
-      scope.kind === 'tag'
-        ? await this.db.query<{ address: string }>(
-            'SELECT address FROM address_tags WHERE tag_id = $1 ORDER BY created_at, address LIMIT $2 OFFSET $3',
-            [scope.tagId, limit, offset],
-          )
-        : await this.db.query<{ address: string }>(
-            `SELECT tr.address FROM tracked_addresses tr WHERE tr.account_id = $1
-             AND NOT EXISTS (SELECT 1 FROM address_tags a WHERE a.account_id = tr.account_id AND a.address = tr.address)
-             ORDER BY tr.created_at, tr.address LIMIT $2 OFFSET $3`,
-            [scope.accountId, limit, offset],
-          );
-    return rows.map((row) => row.address);
+    const members = await this.db.query<{ address: string }>(
+      sql`${addressSetInJoinOrder(scope)} LIMIT ${limit} OFFSET ${offset}`,
+    );
+    return members.map((row) => row.address);
   }
 
   /**
@@ -168,16 +148,14 @@ export class TagsRepository {
    */
   async tagsOf(accountId: number, addresses: readonly string[]): Promise<Map<string, string[]>> {
     const result = new Map<string, string[]>();
-    for (const chunk of chunks(addresses, 500)) {
-      const list = placeholders(chunk.length, 2);
-      const rows = await this.db.query<{ address: string; name: string | null }>(
-        `SELECT tr.address, t.name FROM tracked_addresses tr
+    for (const chunk of chunks(addresses)) {
+      const found = await this.db.query<{ address: string; name: string | null }>(
+        sql`SELECT tr.address, t.name FROM tracked_addresses tr
          LEFT JOIN address_tags a ON a.account_id = tr.account_id AND a.address = tr.address
          LEFT JOIN tags t ON t.id = a.tag_id
-         WHERE tr.account_id = $1 AND tr.address IN (${list})`,
-        [accountId, ...chunk],
+         WHERE tr.account_id = ${accountId} AND tr.address IN (${list(chunk)})`,
       );
-      for (const row of rows) {
+      for (const row of found) {
         const tags = result.get(row.address) ?? [];
         if (row.name !== null) tags.push(row.name);
         result.set(row.address, tags);
@@ -188,11 +166,10 @@ export class TagsRepository {
   }
 
   private async existingTagId(tx: Sql, accountId: number, name: string): Promise<number | undefined> {
-    const rows = await tx.query<{ id: number | string }>('SELECT id FROM tags WHERE account_id = $1 AND name = $2', [
-      accountId,
-      name,
-    ]);
-    return rows[0] === undefined ? undefined : Number(rows[0].id);
+    const found = await tx.query<{ id: number | string }>(
+      sql`SELECT id FROM tags WHERE account_id = ${accountId} AND name = ${name}`,
+    );
+    return found[0] === undefined ? undefined : Number(found[0].id);
   }
 }
 
@@ -207,37 +184,25 @@ export function binaryOrder(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function placeholders(count: number, first: number): string {
-  return Array.from({ length: count }, (_unused, index) => `$${first + index}`).join(', ');
-}
-
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  const result: T[][] = [];
-  for (let start = 0; start < items.length; start += size) result.push(items.slice(start, start + size));
-  return result;
-}
-
 /** Every change to a tag's addresses moves its revision on, so that stats kept for the old set are not used again. */
 async function membersChanged(tx: Sql, tagId: number, now: string): Promise<void> {
-  await tx.execute('UPDATE tags SET updated_at = $1, revision = revision + 1 WHERE id = $2', [now, tagId]);
+  await tx.execute(sql`UPDATE tags SET updated_at = ${now}, revision = revision + 1 WHERE id = ${tagId}`);
 }
 
 async function insertTracked(tx: Sql, accountId: number, ordered: readonly string[], now: string): Promise<void> {
-  for (const chunk of chunks(ordered, 300)) {
-    const values = chunk.map((_address, index) => `($1, $${index + 3}, $2)`).join(', ');
+  for (const chunk of chunks(ordered)) {
+    const values = rows(chunk.map((address) => [accountId, address, now]));
     await tx.execute(
-      `INSERT INTO tracked_addresses (account_id, address, created_at) VALUES ${values} ON CONFLICT (account_id, address) DO NOTHING`,
-      [accountId, now, ...chunk],
+      sql`INSERT INTO tracked_addresses (account_id, address, created_at) VALUES ${values} ON CONFLICT (account_id, address) DO NOTHING`,
     );
   }
 }
 
 async function lockTracked(tx: Sql, accountId: number, ordered: readonly string[]): Promise<void> {
-  for (const chunk of chunks(ordered, 500)) {
+  for (const chunk of chunks(ordered)) {
     await tx.query(
-      `SELECT address FROM tracked_addresses WHERE account_id = $1 AND address IN (${placeholders(chunk.length, 2)})
+      sql`SELECT address FROM tracked_addresses WHERE account_id = ${accountId} AND address IN (${list(chunk)})
        ORDER BY address${forUpdate(tx.dialect)}`,
-      [accountId, ...chunk],
     );
   }
 }
@@ -249,24 +214,22 @@ async function tagCounts(
   tagId: number | undefined,
 ): Promise<Map<string, { count: number; hasTag: boolean }>> {
   const counts = new Map<string, { count: number; hasTag: boolean }>();
-  for (const chunk of chunks(ordered, 500)) {
-    const rows = await tx.query<{ address: string; n: number | string; has_tag: number | string }>(
-      `SELECT address, COUNT(*) AS n, SUM(CASE WHEN tag_id = $2 THEN 1 ELSE 0 END) AS has_tag
-       FROM address_tags WHERE account_id = $1 AND address IN (${placeholders(chunk.length, 3)}) GROUP BY address`,
-      [accountId, tagId ?? -1, ...chunk],
+  for (const chunk of chunks(ordered)) {
+    const found = await tx.query<{ address: string; n: number | string; has_tag: number | string }>(
+      sql`SELECT address, COUNT(*) AS n, SUM(CASE WHEN tag_id = ${tagId ?? -1} THEN 1 ELSE 0 END) AS has_tag
+       FROM address_tags WHERE account_id = ${accountId} AND address IN (${list(chunk)}) GROUP BY address`,
     );
-    for (const row of rows) counts.set(row.address, { count: Number(row.n), hasTag: Number(row.has_tag) > 0 });
+    for (const row of found) counts.set(row.address, { count: Number(row.n), hasTag: Number(row.has_tag) > 0 });
   }
   return counts;
 }
 
 async function createTag(tx: Sql, accountId: number, name: string, now: string): Promise<number> {
-  const rows = await tx.query<{ id: number | string }>(
-    `INSERT INTO tags (account_id, name, created_at, updated_at) VALUES ($1, $2, $3, $3)
+  const created = await tx.query<{ id: number | string }>(
+    sql`INSERT INTO tags (account_id, name, created_at, updated_at) VALUES (${accountId}, ${name}, ${now}, ${now})
      ON CONFLICT (account_id, name) DO UPDATE SET name = excluded.name RETURNING id`,
-    [accountId, name, now],
   );
-  return Number(rows[0]!.id);
+  return Number(created[0]!.id);
 }
 
 async function insertMemberships(
@@ -276,11 +239,10 @@ async function insertMemberships(
   addresses: readonly string[],
   now: string,
 ): Promise<void> {
-  for (const chunk of chunks(addresses, 300)) {
-    const values = chunk.map((_address, index) => `($1, $2, $${index + 4}, $3)`).join(', ');
+  for (const chunk of chunks(addresses)) {
+    const values = rows(chunk.map((address) => [tagId, accountId, address, now]));
     await tx.execute(
-      `INSERT INTO address_tags (tag_id, account_id, address, created_at) VALUES ${values} ON CONFLICT (tag_id, address) DO NOTHING`,
-      [tagId, accountId, now, ...chunk],
+      sql`INSERT INTO address_tags (tag_id, account_id, address, created_at) VALUES ${values} ON CONFLICT (tag_id, address) DO NOTHING`,
     );
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../../database/db.service';
+import { list, sql } from '../../database/sql';
 
 export interface TokenRow {
   id: string;
@@ -19,27 +20,23 @@ export interface DeploymentRow {
 export class TokensRepository {
   constructor(private readonly db: Db) {}
 
-  async count(): Promise<number> {
-    const rows = await this.db.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM tokens');
-    return Number(rows[0]?.n ?? 0);
+  count(): Promise<number> {
+    return this.db.count(sql`SELECT COUNT(*) FROM tokens`);
   }
 
   page(offset: number, limit: number): Promise<TokenRow[]> {
-    return this.db.query<TokenRow>('SELECT id, name, symbol, icon_url FROM tokens ORDER BY id LIMIT $1 OFFSET $2', [
-      limit,
-      offset,
-    ]);
+    return this.db.query<TokenRow>(
+      sql`SELECT id, name, symbol, icon_url FROM tokens ORDER BY id LIMIT ${limit} OFFSET ${offset}`,
+    );
   }
 
   /** Deployments of the given tokens, in the order of GET /v2/chains, then by address. */
   deploymentsOf(tokenIds: readonly string[]): Promise<DeploymentRow[]> {
     if (tokenIds.length === 0) return Promise.resolve([]);
-    const placeholders = tokenIds.map((_id, index) => `$${index + 1}`).join(', ');
     return this.db.query<DeploymentRow>(
-      `SELECT d.token_id, d.chain, d.address, d.decimals
+      sql`SELECT d.token_id, d.chain, d.address, d.decimals
        FROM token_deployments d JOIN chains c ON c.chain = d.chain
-       WHERE d.token_id IN (${placeholders}) ORDER BY c.position, d.address`,
-      tokenIds,
+       WHERE d.token_id IN (${list(tokenIds)}) ORDER BY c.position, d.address`,
     );
   }
 }

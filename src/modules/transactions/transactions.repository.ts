@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { ChainId } from '../../core/chains/chain-ids';
+import { addressSet } from '../../database/address-sets';
 import { Db } from '../../database/db.service';
-import { scopeAddressesSql, TagScope } from '../../core/tags/tag-scope';
+import { and, empty, raw, sql, SqlFragment } from '../../database/sql';
+import { TagScope } from '../../core/tags/tag-scope';
 import { CursorPosition } from './cursor';
 
 export interface TransactionFilters {
@@ -32,9 +34,9 @@ export interface TransactionRow {
 }
 
 // block_number goes out as text: better-sqlite3 would return it as a JS number, inexact above 2^53.
-const COLUMNS = `id, chain, token_address, from_address, to_address, value, tx_hash,
-  CAST(block_number AS TEXT) AS block_number, block_hash, block_time`;
-const NEWEST_FIRST = 'ORDER BY block_time DESC, id DESC';
+const COLUMNS = raw(`id, chain, token_address, from_address, to_address, value, tx_hash,
+  CAST(block_number AS TEXT) AS block_number, block_hash, block_time`);
+const NEWEST_FIRST = raw('ORDER BY block_time DESC, id DESC');
 
 const SETTING_CURSOR_SECRET = 'transactions_cursor_secret';
 
@@ -53,47 +55,35 @@ export class TransactionsRepository {
    * once without a DISTINCT over the whole result.
    */
   page(filters: TransactionFilters, limit: number): Promise<TransactionRow[]> {
-    const params: unknown[] = [];
-    const bind = (value: unknown): string => {
-      params.push(value);
-      return `$${params.length}`;
-    };
-    const shared: string[] = [];
-    if (filters.chain !== undefined) shared.push(`chain = ${bind(filters.chain)}`);
-    if (filters.tokenAddress !== undefined) shared.push(`token_address = ${bind(filters.tokenAddress)}`);
-    if (filters.since !== undefined) shared.push(`block_time > ${bind(filters.since)}`);
+    const shared: SqlFragment[] = [];
+    if (filters.chain !== undefined) shared.push(sql`chain = ${filters.chain}`);
+    if (filters.tokenAddress !== undefined) shared.push(sql`token_address = ${filters.tokenAddress}`);
+    if (filters.since !== undefined) shared.push(sql`block_time > ${filters.since}`);
     if (filters.after !== undefined) {
-      shared.push(`(block_time, id) < (${bind(filters.after.blockTime)}, ${bind(filters.after.id)})`);
+      shared.push(sql`(block_time, id) < (${filters.after.blockTime}, ${filters.after.id})`);
     }
-    let members: string | undefined;
-    if (filters.scope !== undefined) {
-      const scope = scopeAddressesSql(filters.scope, params.length + 1);
-      params.push(...scope.params);
-      members = scope.sql;
-    }
-    const top = bind(limit);
-    const select = (conditions: string[]) =>
-      `SELECT ${COLUMNS} FROM transactions${conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : ''} ${NEWEST_FIRST} LIMIT ${top}`;
+    const members = filters.scope === undefined ? undefined : addressSet(filters.scope);
+    const select = (conditions: SqlFragment[]) =>
+      sql`SELECT ${COLUMNS} FROM transactions${conditions.length > 0 ? sql` WHERE ${and(conditions)}` : empty} ${NEWEST_FIRST} LIMIT ${limit}`;
 
-    let sender: string;
-    let recipient: string;
+    let sender: SqlFragment;
+    let recipient: SqlFragment;
     if (filters.address !== undefined) {
-      const address = bind(filters.address);
-      if (members !== undefined) shared.push(`(from_address IN (${members}) OR to_address IN (${members}))`);
-      sender = `from_address = ${address}`;
-      recipient = `to_address = ${address} AND from_address <> ${address}`;
+      const address = filters.address;
+      if (members !== undefined) shared.push(sql`(from_address IN (${members}) OR to_address IN (${members}))`);
+      sender = sql`from_address = ${address}`;
+      recipient = sql`to_address = ${address} AND from_address <> ${address}`;
     } else if (members !== undefined) {
-      sender = `from_address IN (${members})`;
-      recipient = `to_address IN (${members}) AND from_address NOT IN (${members})`;
+      sender = sql`from_address IN (${members})`;
+      recipient = sql`to_address IN (${members}) AND from_address NOT IN (${members})`;
     } else {
-      return this.db.query<TransactionRow>(select(shared), params);
+      return this.db.query<TransactionRow>(select(shared));
     }
     return this.db.query<TransactionRow>(
-      `SELECT * FROM (${select([sender, ...shared])}) AS sent
+      sql`SELECT * FROM (${select([sender, ...shared])}) AS sent
        UNION ALL
        SELECT * FROM (${select([recipient, ...shared])}) AS received
-       ${NEWEST_FIRST} LIMIT ${top}`,
-      params,
+       ${NEWEST_FIRST} LIMIT ${limit}`,
     );
   }
 
@@ -102,13 +92,12 @@ export class TransactionsRepository {
    * the first insert wins and every one of them reads that value back.
    */
   async cursorSecret(candidate: string): Promise<string> {
-    await this.db.execute('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [
-      SETTING_CURSOR_SECRET,
-      candidate,
-    ]);
-    const rows = await this.db.query<{ value: string }>('SELECT value FROM settings WHERE key = $1', [
-      SETTING_CURSOR_SECRET,
-    ]);
+    await this.db.execute(
+      sql`INSERT INTO settings (key, value) VALUES (${SETTING_CURSOR_SECRET}, ${candidate}) ON CONFLICT (key) DO NOTHING`,
+    );
+    const rows = await this.db.query<{ value: string }>(
+      sql`SELECT value FROM settings WHERE key = ${SETTING_CURSOR_SECRET}`,
+    );
     const value = rows[0]?.value;
     if (value === undefined) throw new Error('the cursor secret could not be stored');
     return value;
