@@ -16,10 +16,6 @@ import { DATABASES, freshDatabase, newKey, startOnFreshDatabase, startTestApp, T
  * (a poll reported, a request received, a log line written), never for a fixed time.
  */
 
-// Polls run on real timers, a timeout case waits for the poller's timeout, and one test starts a
-// server process.
-jest.setTimeout(60_000);
-
 const NOW_S = Math.floor(Date.now() / 1000);
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 const CONTRACT = `0x${'1f'.repeat(20)}`;
