@@ -15,6 +15,7 @@ import { DatabaseModule } from './database/database.module';
 import { HealthController } from './modules/health/health.controller';
 import { HoldingsModule } from './modules/holdings/holdings.module';
 import { IngestModule } from './modules/ingest/ingest.module';
+import { PricesModule } from './modules/prices/prices.module';
 import { TagsModule } from './modules/tags/tags.module';
 import { TokensModule } from './modules/tokens/tokens.module';
 import { TransactionsModule } from './modules/transactions/transactions.module';
@@ -44,6 +45,7 @@ export class AppModule {
           skipIf: () => config.rateLimitPerMinute === 0,
         }),
         ...DOMAIN_MODULES,
+        PricesModule,
       ],
       controllers: [HealthController],
       providers: [

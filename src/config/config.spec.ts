@@ -27,13 +27,57 @@ describe('parseConfig', () => {
     ['API_KEYS', { API_KEYS: 'ops:short' }],
     ['RATE_LIMIT_PER_MINUTE', { RATE_LIMIT_PER_MINUTE: '-1' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
+    ['PRICE_REFRESH_SECONDS', { PRICE_REFRESH_SECONDS: '5m' }],
+    ['PRICE_REFRESH_SECONDS', { PRICE_REFRESH_SECONDS: '86401' }],
+    ['PRICE_SOURCE_URL', { PRICE_SOURCE_URL: 'ftp://prices.example' }],
+    ['PRICE_SOURCE_URL', { PRICE_SOURCE_URL: 'not a url' }],
+    ['PRICE_API_PLAN', { PRICE_API_PLAN: 'enterprise' }],
+    ['PRICE_API_KEY', { PRICE_API_PLAN: 'pro' }],
+    ['PRICE_API_KEY', { PRICE_API_KEY: 'two words' }],
   ])('stops with a message naming %s', (variable, env) => {
     expect(() => parseConfig(env)).toThrow(ConfigError);
     expect(() => parseConfig(env)).toThrow(variable);
   });
 
+  describe('price source', () => {
+    it("polls CoinGecko's public API every 300 s by default, keyless, spacing requests for its limits", () => {
+      expect(parseConfig({}).prices).toEqual({
+        url: 'https://api.coingecko.com/api/v3',
+        apiKey: undefined,
+        plan: 'demo',
+        refreshMs: 300_000,
+        timeoutMs: 10_000,
+        requestGapMs: 6_000,
+        maxBackoffMs: 3_600_000,
+      });
+    });
+
+    it('uses the pro host with PRICE_API_PLAN=pro and keeps an explicit PRICE_SOURCE_URL', () => {
+      expect(parseConfig({ PRICE_API_PLAN: 'pro', PRICE_API_KEY: 'CG-pro' }).prices).toMatchObject({
+        url: 'https://pro-api.coingecko.com/api/v3',
+        apiKey: 'CG-pro',
+        plan: 'pro',
+        requestGapMs: 300,
+      });
+      expect(
+        parseConfig({ PRICE_SOURCE_URL: 'http://127.0.0.1:9000/api/v3/', PRICE_API_KEY: 'CG-demo' }).prices,
+      ).toMatchObject({ url: 'http://127.0.0.1:9000/api/v3', plan: 'demo', requestGapMs: 2_500 });
+    });
+
+    it('turns the poller off with 0 and never backs off for less than the refresh interval', () => {
+      expect(parseConfig({ PRICE_REFRESH_SECONDS: '0' }).prices.refreshMs).toBe(0);
+      expect(parseConfig({ PRICE_REFRESH_SECONDS: '7200' }).prices).toMatchObject({
+        refreshMs: 7_200_000,
+        maxBackoffMs: 7_200_000,
+      });
+    });
+  });
+
   it('never echoes a bad key in its message', () => {
     expect(() => parseConfig({ API_KEYS: 'ops:ctk_secret' })).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('secret') }),
+    );
+    expect(() => parseConfig({ PRICE_API_KEY: 'CG secret' })).toThrow(
       expect.objectContaining({ message: expect.not.stringContaining('secret') }),
     );
   });

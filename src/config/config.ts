@@ -15,6 +15,7 @@ export interface AppConfig {
   bootstrapKeys: BootstrapKey[];
   rateLimitPerMinute: number;
   logLevel: LogLevel;
+  prices: PriceSourceConfig;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -36,6 +37,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): AppConfig {
     bootstrapKeys: parseBootstrapKeys(env.API_KEYS ?? ''),
     rateLimitPerMinute: parseInteger(env, 'RATE_LIMIT_PER_MINUTE', 6000, 0, 10_000_000),
     logLevel: parseLogLevel(env.LOG_LEVEL ?? 'info'),
+    prices: parsePriceSource(env),
   };
 }
 
@@ -95,4 +97,75 @@ function parseLogLevel(raw: string): LogLevel {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
   }
   return level;
+}
+
+// --- Prices (contract §11) -----------------------------------------------------------------------
+
+export type PricePlan = 'demo' | 'pro';
+
+/** The CoinGecko-compatible price source and how the poller treats it. */
+export interface PriceSourceConfig {
+  /** `PRICE_SOURCE_URL`, without a trailing slash. */
+  url: string;
+  /** `PRICE_API_KEY`; never logged. */
+  apiKey: string | undefined;
+  plan: PricePlan;
+  /** `PRICE_REFRESH_SECONDS` in milliseconds; 0 turns the poller off. */
+  refreshMs: number;
+  /** How long one request to the source may take, body included. */
+  timeoutMs: number;
+  /** The pause between two requests of one poll, so a poll stays within the plan's per-minute limit. */
+  requestGapMs: number;
+  /** The longest wait between polls while the source keeps failing (never below `refreshMs`). */
+  maxBackoffMs: number;
+}
+
+export const PRICE_SOURCE_URLS: Record<PricePlan, string> = {
+  demo: 'https://api.coingecko.com/api/v3',
+  pro: 'https://pro-api.coingecko.com/api/v3',
+};
+
+/**
+ * Request gaps below CoinGecko's documented per-minute limits: about 30 calls a minute with a demo
+ * key and fewer, varying with traffic, without one; 250 and more on the paid plans.
+ */
+const REQUEST_GAP_MS = { keyless: 6_000, demo: 2_500, pro: 300 } as const;
+
+function parsePriceSource(env: NodeJS.ProcessEnv): PriceSourceConfig {
+  const rawPlan = (env.PRICE_API_PLAN ?? '').toLowerCase() || 'demo';
+  if (rawPlan !== 'demo' && rawPlan !== 'pro') {
+    throw new ConfigError(`PRICE_API_PLAN must be demo or pro, got "${env.PRICE_API_PLAN}"`);
+  }
+  const plan: PricePlan = rawPlan;
+  const apiKey = env.PRICE_API_KEY === undefined || env.PRICE_API_KEY === '' ? undefined : env.PRICE_API_KEY;
+  // The key travels in a header: anything a header cannot carry would fail every request.
+  if (apiKey !== undefined && !/^[\x21-\x7e]{1,200}$/.test(apiKey)) {
+    throw new ConfigError('PRICE_API_KEY must be 1-200 printable characters without spaces');
+  }
+  if (plan === 'pro' && apiKey === undefined) {
+    throw new ConfigError('PRICE_API_PLAN=pro needs PRICE_API_KEY (the pro API answers nothing without a key)');
+  }
+  const url = (env.PRICE_SOURCE_URL || PRICE_SOURCE_URLS[plan]).replace(/\/+$/, '');
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed === undefined || !['http:', 'https:'].includes(parsed.protocol) || parsed.search !== '') {
+    // The value is not echoed: a URL may carry credentials.
+    throw new ConfigError(
+      'PRICE_SOURCE_URL must be an http(s) URL without a query, like https://api.coingecko.com/api/v3',
+    );
+  }
+  const refreshMs = parseInteger(env, 'PRICE_REFRESH_SECONDS', 300, 0, 86_400) * 1000;
+  return {
+    url,
+    apiKey,
+    plan,
+    refreshMs,
+    timeoutMs: 10_000,
+    requestGapMs: apiKey === undefined ? REQUEST_GAP_MS.keyless : REQUEST_GAP_MS[plan],
+    maxBackoffMs: Math.max(refreshMs, 3_600_000),
+  };
 }

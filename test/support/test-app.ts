@@ -8,7 +8,7 @@ import type { DestinationStream } from 'pino';
 import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { createApp } from '../../src/app.factory';
-import { parseConfig } from '../../src/config/config';
+import { parseConfig, PriceSourceConfig } from '../../src/config/config';
 import type { PgCluster } from './pg-cluster';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
@@ -65,6 +65,8 @@ export interface TestAppOptions {
   rateLimitPerMinute?: number;
   /** Receives the service's log lines, at LOG_LEVEL=info; without it the test app logs nothing. */
   logDestination?: DestinationStream;
+  /** The price poller's settings; without them it is off, so no test reaches a real price source. */
+  prices?: Partial<PriceSourceConfig>;
 }
 
 export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
@@ -74,7 +76,9 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
     API_KEYS: `alice:${keys.alice},bob:${keys.bob}`,
     LOG_LEVEL: options.logDestination === undefined ? 'silent' : 'info',
     RATE_LIMIT_PER_MINUTE: String(options.rateLimitPerMinute ?? 0),
+    PRICE_REFRESH_SECONDS: '0',
   });
+  config.prices = { ...config.prices, ...options.prices };
   const app = await createApp(config, { logDestination: options.logDestination });
   await app.init();
   const server = app.getHttpServer();

@@ -1,0 +1,177 @@
+import fc from 'fast-check';
+import {
+  decimalText,
+  MalformedAnswer,
+  planRequests,
+  PriceRequest,
+  priceTarget,
+  readAnswer,
+  REQUEST_LIMITS,
+} from './price-quotes';
+
+const USDC = '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48';
+const NOW = Date.UTC(2026, 10, 23, 12, 0, 0);
+const NOW_SECONDS = NOW / 1000;
+
+describe('priceTarget', () => {
+  it('prices shipped and imported tokens by id, and tokens discovered on EVM chains by contract', () => {
+    expect(priceTarget('usd-coin')).toEqual({ tokenId: 'usd-coin', by: 'id' });
+    expect(priceTarget(`ethereum-${USDC}`)).toEqual({
+      tokenId: `ethereum-${USDC}`,
+      by: 'contract',
+      platform: 'ethereum',
+      contract: USDC,
+    });
+    expect(priceTarget(`bnb-${USDC}`)).toMatchObject({ by: 'contract', platform: 'binance-smart-chain' });
+    expect(priceTarget(`polygon-${USDC}`)).toMatchObject({ platform: 'polygon-pos' });
+    expect(priceTarget(`arbitrum-${USDC}`)).toMatchObject({ platform: 'arbitrum-one' });
+    expect(priceTarget(`optimism-${USDC}`)).toMatchObject({ platform: 'optimistic-ethereum' });
+    expect(priceTarget(`base-${USDC}`)).toMatchObject({ platform: 'base' });
+  });
+
+  it('keeps ids that only look like a discovered token on a chain without a platform, or a short address', () => {
+    expect(priceTarget(`solana-${USDC}`)).toEqual({ tokenId: `solana-${USDC}`, by: 'id' });
+    expect(priceTarget('ethereum-0x1234')).toEqual({ tokenId: 'ethereum-0x1234', by: 'id' });
+  });
+});
+
+describe('planRequests', () => {
+  const BASE = 'https://api.coingecko.com/api/v3';
+
+  it('asks /simple/price by ids and /simple/token_price per platform, in CoinGecko\u2019s query shapes', () => {
+    const requests = planRequests(
+      ['bitcoin', `ethereum-${USDC}`, 'tether', `base-${USDC}`].map(priceTarget),
+      BASE.length,
+    );
+    expect(requests.map((request) => request.path)).toEqual([
+      '/simple/price?ids=bitcoin,tether&vs_currencies=usd&include_last_updated_at=true',
+      `/simple/token_price/ethereum?contract_addresses=${USDC}&vs_currencies=usd&include_last_updated_at=true`,
+      `/simple/token_price/base?contract_addresses=${USDC}&vs_currencies=usd&include_last_updated_at=true`,
+    ]);
+    expect([...requests[1]!.tokens]).toEqual([[USDC, `ethereum-${USDC}`]]);
+  });
+
+  it('splits batches at the key count and the URL length, and asks about every token exactly once', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.stringMatching(/^[a-z0-9]{1,30}(-[a-z0-9]{1,10}){0,2}$/), { maxLength: 400 }),
+        fc.uniqueArray(fc.stringMatching(/^[0-9a-f]{40}$/), { maxLength: 200 }),
+        fc.integer({ min: 1, max: 50 }),
+        fc.integer({ min: 200, max: 5000 }),
+        (ids, contracts, maxKeys, maxUrlLength) => {
+          const tokens = [...ids, ...contracts.map((hex) => `polygon-0x${hex}`)];
+          const requests = planRequests(tokens.map(priceTarget), BASE.length, { maxKeys, maxUrlLength });
+          for (const request of requests) {
+            expect(request.tokens.size).toBeGreaterThan(0);
+            expect(request.tokens.size).toBeLessThanOrEqual(maxKeys);
+            if (request.tokens.size > 1) expect(BASE.length + request.path.length).toBeLessThanOrEqual(maxUrlLength);
+          }
+          const asked = requests.flatMap((request) => [...request.tokens.values()]);
+          expect(asked.sort()).toEqual([...tokens].sort());
+        },
+      ),
+    );
+  });
+
+  it('fits the documented 515 ids per request by default', () => {
+    const ids = Array.from({ length: 1200 }, (_unused, index) => `c${index}`);
+    const requests = planRequests(ids.map(priceTarget), BASE.length);
+    expect(requests.length).toBeGreaterThan(2);
+    for (const request of requests) {
+      expect(request.tokens.size).toBeLessThanOrEqual(515);
+      expect(BASE.length + request.path.length).toBeLessThanOrEqual(REQUEST_LIMITS.maxUrlLength);
+    }
+  });
+});
+
+describe('readAnswer', () => {
+  const request = (tokens: [string, string][]): PriceRequest => ({ path: '/', tokens: new Map(tokens) });
+
+  it('reads usd and last_updated_at, matching contract addresses in any case', () => {
+    const answer = readAnswer(
+      {
+        bitcoin: { usd: 67187.3358936566, last_updated_at: 1711356300 },
+        [USDC.toUpperCase().replace('0X', '0x')]: { usd: 0.9998, last_updated_at: 1711356290 },
+        unasked: { usd: 1, last_updated_at: 1711356300 },
+      },
+      request([
+        ['bitcoin', 'bitcoin'],
+        [USDC, `ethereum-${USDC}`],
+      ]),
+      NOW,
+    );
+    expect(answer).toEqual({
+      quotes: [
+        { tokenId: 'bitcoin', usd: '67187.3358936566', at: '2024-03-25T08:45:00.000Z' },
+        { tokenId: `ethereum-${USDC}`, usd: '0.9998', at: '2024-03-25T08:44:50.000Z' },
+      ],
+      rejected: [],
+      unknown: [],
+    });
+  });
+
+  it('lists tokens the source leaves out as unknown', () => {
+    expect(readAnswer({}, request([['no-such-coin', 'no-such-coin']]), NOW)).toEqual({
+      quotes: [],
+      rejected: [],
+      unknown: ['no-such-coin'],
+    });
+  });
+
+  it.each([
+    ['a negative price', { usd: -1, last_updated_at: NOW_SECONDS }, 'not above 0'],
+    ['a zero price', { usd: 0, last_updated_at: NOW_SECONDS }, 'not above 0'],
+    ['a price as text', { usd: '3000', last_updated_at: NOW_SECONDS }, 'not a number'],
+    ['NaN as text', { usd: 'NaN', last_updated_at: NOW_SECONDS }, 'not a number'],
+    ['a null price', { usd: null, last_updated_at: NOW_SECONDS }, 'not a number'],
+    ['an overflowing price', { usd: JSON.parse('1e999') as number, last_updated_at: NOW_SECONDS }, 'not a number'],
+    ['a price of a quadrillion', { usd: 1e15, last_updated_at: NOW_SECONDS }, 'above'],
+    ['no timestamp', { usd: 1 }, 'last_updated_at is missing'],
+    ['a timestamp in milliseconds', { usd: 1, last_updated_at: NOW }, 'not a plausible time'],
+    ['a timestamp before 2009', { usd: 1, last_updated_at: 86_400 }, 'not a plausible time'],
+    ['an entry that is not an object', 42, 'not an object'],
+  ])('rejects %s and keeps the other entries', (_case, entry, reason) => {
+    const answer = readAnswer(
+      { bad: entry, good: { usd: 2, last_updated_at: NOW_SECONDS } },
+      request([
+        ['bad', 'bad'],
+        ['good', 'good'],
+      ]),
+      NOW,
+    );
+    expect(answer.quotes).toEqual([{ tokenId: 'good', usd: '2', at: new Date(NOW).toISOString() }]);
+    expect(answer.rejected).toEqual([{ tokenId: 'bad', reason: expect.stringContaining(reason) }]);
+  });
+
+  it.each([
+    ['an array', [1, 2]],
+    ['null', null],
+    ['a number', 3],
+    ['text', 'rate limited'],
+  ])('refuses %s as a whole answer', (_case, body) => {
+    expect(() => readAnswer(body, request([['bitcoin', 'bitcoin']]), NOW)).toThrow(MalformedAnswer);
+  });
+});
+
+describe('decimalText', () => {
+  it.each([
+    [3120.55, '3120.55'],
+    [0.5, '0.5'],
+    [1e-7, '0.0000001'],
+    [1.23e-12, '0.00000000000123'],
+    [2.5e21, '2500000000000000000000'],
+    [100, '100'],
+  ])('writes %p as %p', (value, text) => {
+    expect(decimalText(value)).toBe(text);
+  });
+
+  it('reads back as the same number, always in plain decimal notation', () => {
+    fc.assert(
+      fc.property(fc.double({ min: Number.MIN_VALUE, max: 1e30, noNaN: true }), (value) => {
+        const text = decimalText(value);
+        expect(text).toMatch(/^(0|[1-9]\d*)(\.\d*[1-9])?$/);
+        expect(Number(text)).toBe(value);
+      }),
+    );
+  });
+});

@@ -1,0 +1,95 @@
+import { Injectable } from '@nestjs/common';
+import { parseDecimal } from '../../core/money/valuation';
+import { Db, Sql } from '../../database/db.service';
+import { toIso } from '../../database/dialect';
+import { bumpDataRevision } from '../../database/revisions';
+import { chunks, list, rows, sql } from '../../database/sql';
+import type { Quote } from './price-quotes';
+
+export interface StoreResult {
+  /** False when another process holds the lease now: nothing was written. */
+  held: boolean;
+  /** New price rows. */
+  stored: number;
+  /** Quotes equal to the newest stored price, or not newer than it. */
+  unchanged: number;
+}
+
+/**
+ * The prices table as the poller sees it, and the `price_poller` lease (migration 1763700000020).
+ * Lease times are this process's clock: clocks of hosts sharing a database differ by far less than
+ * a lease lasts.
+ */
+@Injectable()
+export class PricesRepository {
+  constructor(private readonly db: Db) {}
+
+  async tokenIds(): Promise<string[]> {
+    const found = await this.db.query<{ id: string }>(sql`SELECT id FROM tokens ORDER BY id`);
+    return found.map((row) => row.id);
+  }
+
+  /** Takes the lease when it is free or lapsed, or extends it when `holder` has it already. */
+  async claim(holder: string, now: Date, until: Date): Promise<boolean> {
+    const changed = await this.db.execute(
+      sql`UPDATE price_poller SET holder = ${holder}, lease_until = ${until.toISOString()}
+          WHERE id = 1 AND (holder = ${holder} OR holder IS NULL OR lease_until < ${now.toISOString()})`,
+    );
+    return changed === 1;
+  }
+
+  /** Lets another process take over at once. */
+  async release(holder: string): Promise<void> {
+    await this.db.execute(
+      sql`UPDATE price_poller SET holder = NULL, lease_until = NULL WHERE id = 1 AND holder = ${holder}`,
+    );
+  }
+
+  /**
+   * Stores the quotes that change something, in one transaction that first makes sure `holder`
+   * still holds the lease (its row lock also queues a concurrent claim behind the write). A quote is
+   * stored when it is newer than the token's newest price and differs from it; a new price moves
+   * the data revision on, so kept stats are computed afresh (USD is valued at read time).
+   */
+  store(holder: string, quotes: readonly Quote[], now: Date): Promise<StoreResult> {
+    return this.db.transaction(async (tx) => {
+      const held = await tx.execute(
+        sql`UPDATE price_poller SET polled_at = ${now.toISOString()} WHERE id = 1 AND holder = ${holder}`,
+      );
+      if (held !== 1) return { held: false, stored: 0, unchanged: 0 };
+      const newest = await newestPrices(tx, [...new Set(quotes.map((quote) => quote.tokenId))]);
+      const changes = quotes.filter((quote) => {
+        const current = newest.get(quote.tokenId);
+        return current === undefined || (quote.at > current.at && !sameDecimal(quote.usd, current.usd));
+      });
+      for (const batch of chunks(changes)) {
+        await tx.execute(
+          sql`INSERT INTO prices (token_id, at, usd) VALUES ${rows(batch.map((quote) => [quote.tokenId, quote.at, quote.usd]))}
+              ON CONFLICT (token_id, at) DO NOTHING`,
+        );
+      }
+      if (changes.length > 0) await bumpDataRevision(tx);
+      return { held: true, stored: changes.length, unchanged: quotes.length - changes.length };
+    });
+  }
+}
+
+async function newestPrices(tx: Sql, tokenIds: readonly string[]): Promise<Map<string, { at: string; usd: string }>> {
+  const newest = new Map<string, { at: string; usd: string }>();
+  for (const batch of chunks(tokenIds)) {
+    const found = await tx.query<{ token_id: string; at: Date | string; usd: string | number }>(
+      sql`SELECT p.token_id, p.at, p.usd FROM prices p
+          WHERE p.token_id IN (${list(batch)})
+            AND p.at = (SELECT MAX(q.at) FROM prices q WHERE q.token_id = p.token_id)`,
+    );
+    for (const row of found) newest.set(row.token_id, { at: toIso(row.at), usd: String(row.usd) });
+  }
+  return newest;
+}
+
+/** "3120.5" and "3120.50" are one price. */
+function sameDecimal(a: string, b: string): boolean {
+  const x = parseDecimal(a);
+  const y = parseDecimal(b);
+  return x.units === y.units && x.scale === y.scale;
+}

@@ -1,0 +1,272 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { APP_CONFIG, AppConfig, PriceSourceConfig } from '../../config/config';
+import { nextPollDelay } from './poll-schedule';
+import { MalformedAnswer, planRequests, priceTarget, Quote, readAnswer, Rejected } from './price-quotes';
+import { PriceSourceClient, PriceSourceError } from './price-source.client';
+import { PricesRepository } from './prices.repository';
+
+/** What one turn of the poller did; emitted as the `poll` event. */
+export interface PollReport {
+  /** `standby`: another process holds the lease and polls; this one did nothing. */
+  role: 'holder' | 'standby';
+  /** Requests sent to the source. */
+  requests: number;
+  stored: number;
+  unchanged: number;
+  /** Tokens whose answer was absurd (not stored). */
+  rejected: number;
+  /** Tokens the source does not know. */
+  unknown: number;
+  /** Why the source failed this poll; the prices gathered before the failure are stored. */
+  failure?: { kind: PriceSourceError['kind']; message: string };
+  /** The database could not be read or written: nothing was stored. */
+  databaseError?: string;
+  /** When the next poll is due. */
+  nextPollMs: number;
+}
+
+/** What the poller has done since the process started, for metrics and health. */
+export interface PricePollerStatus {
+  enabled: boolean;
+  role: 'off' | 'starting' | 'holder' | 'standby';
+  /** Completed turns (standby turns included). */
+  polls: number;
+  /** Polls the source failed: a timeout, an error status, an unreadable answer. Only ever grows. */
+  sourceErrors: number;
+  /** Answer entries refused as absurd. Only ever grows. */
+  rejectedValues: number;
+  /** Price rows written. Only ever grows. */
+  storedPrices: number;
+  /** Consecutive failed polls; 0 while the source answers. */
+  failureStreak: number;
+  lastSuccessAt: string | null;
+}
+
+/** How long a claim made at the start of a poll stands if the holder never comes back. */
+const POLL_LEASE_MS = 600_000;
+/** How long past its next poll a holder's lease stands, so a slow poll does not hand it over. */
+const LEASE_SLACK_MS = 60_000;
+
+/**
+ * Keeps prices fresh from a CoinGecko-compatible source (contract §11).
+ *
+ * Every PRICE_REFRESH_SECONDS it asks the source about every token: by id, or by contract for tokens
+ * discovered on EVM chains, in batches spaced for the plan's rate limit. What the source answers
+ * sensibly is stored with its `last_updated_at`; absurd values and unknown tokens are left out and
+ * logged once per token. A failing source (timeout, 429, 5xx, an answer that is not prices) keeps
+ * the last prices, logs one line per failure streak, and is asked again after an exponential
+ * back-off that honours `Retry-After`. The API never waits on the source.
+ *
+ * Processes sharing a database take turns through a lease row: one holder polls, the others stand
+ * by and take over when it releases the lease on shutdown or lets it lapse.
+ *
+ * It starts with the application (the server, or any Nest context that imports PricesModule) and
+ * stops on close: the timer is cleared, the request in flight aborted, the lease released.
+ */
+@Injectable()
+export class PricesService implements OnApplicationBootstrap, OnModuleDestroy {
+  /** `poll` after every turn, with its report. */
+  readonly events = new EventEmitter<{ poll: [PollReport] }>();
+
+  private readonly logger = new Logger('Prices');
+  private readonly source: PriceSourceConfig;
+  private readonly holder = randomUUID();
+  private readonly stopping = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  private turn: Promise<void> | undefined;
+  private databaseFailing = false;
+  /** Tokens already logged as unknown or absurd; logged again only after a good price. */
+  private readonly reported = new Set<string>();
+  private readonly counters: PricePollerStatus = {
+    enabled: false,
+    role: 'off',
+    polls: 0,
+    sourceErrors: 0,
+    rejectedValues: 0,
+    storedPrices: 0,
+    failureStreak: 0,
+    lastSuccessAt: null,
+  };
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly repository: PricesRepository,
+    private readonly client: PriceSourceClient,
+  ) {
+    this.source = config.prices;
+    this.counters.enabled = this.source.refreshMs > 0;
+  }
+
+  status(): PricePollerStatus {
+    return { ...this.counters };
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.counters.enabled) {
+      this.logger.log('the price source is off (PRICE_REFRESH_SECONDS=0): prices change only by import');
+      return;
+    }
+    this.counters.role = 'starting';
+    this.schedule(0);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopping.abort(new Error('the price poller is stopping'));
+    clearTimeout(this.timer);
+    await this.turn;
+    if (this.counters.role === 'holder') {
+      try {
+        await this.repository.release(this.holder);
+      } catch {
+        // The lease lapses by itself; a database that is gone cannot be told.
+      }
+    }
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopping.signal.aborted) return;
+    this.timer = setTimeout(() => {
+      this.turn = this.takeTurn().finally(() => (this.turn = undefined));
+    }, delayMs);
+  }
+
+  private async takeTurn(): Promise<void> {
+    let report: PollReport;
+    try {
+      report = await this.pollIfHolder();
+      if (this.databaseFailing) this.logger.log('the database answers the price poller again');
+      this.databaseFailing = false;
+    } catch (error) {
+      if (this.stopping.signal.aborted) return;
+      if (!this.databaseFailing) {
+        this.logger.warn(
+          `prices could not be read or written (${error instanceof Error ? error.message : String(error)}); ` +
+            `trying again every ${this.source.refreshMs / 1000} s`,
+        );
+      }
+      this.databaseFailing = true;
+      report = { ...emptyReport('holder', this.source.refreshMs), databaseError: String(error) };
+    }
+    this.counters.polls += 1;
+    this.events.emit('poll', report);
+    this.schedule(report.nextPollMs);
+  }
+
+  private async pollIfHolder(): Promise<PollReport> {
+    const now = Date.now();
+    if (!(await this.repository.claim(this.holder, new Date(now), new Date(now + POLL_LEASE_MS)))) {
+      if (this.counters.role !== 'standby') {
+        this.logger.log('another process polls the price source; this one stands by to take over when it stops');
+      }
+      this.counters.role = 'standby';
+      return emptyReport('standby', this.source.refreshMs);
+    }
+    if (this.counters.role === 'standby') this.logger.log('this process polls the price source now');
+    this.counters.role = 'holder';
+    const report = await this.poll();
+    const extended = Date.now() + report.nextPollMs + LEASE_SLACK_MS;
+    await this.repository.claim(this.holder, new Date(), new Date(extended));
+    return report;
+  }
+
+  /** One poll: ask the source about every token, store what changed, decide when to ask again. */
+  private async poll(): Promise<PollReport> {
+    const tokenIds = await this.repository.tokenIds();
+    const requests = planRequests(tokenIds.map(priceTarget), this.source.url.length);
+    const quotes: Quote[] = [];
+    const rejected: Rejected[] = [];
+    const unknown: string[] = [];
+    let failure: PriceSourceError | undefined;
+    let sent = 0;
+    for (const request of requests) {
+      if (sent > 0) await sleep(this.source.requestGapMs, undefined, { signal: this.stopping.signal });
+      sent += 1;
+      try {
+        const answer = readAnswer(await this.client.getJson(request.path, this.stopping.signal), request, Date.now());
+        quotes.push(...answer.quotes);
+        rejected.push(...answer.rejected);
+        unknown.push(...answer.unknown);
+      } catch (error) {
+        if (error instanceof MalformedAnswer) failure = new PriceSourceError('malformed', error.message);
+        else if (error instanceof PriceSourceError) failure = error;
+        else throw error;
+        // The rest of this poll would meet the same trouble, and add to a rate limit.
+        break;
+      }
+    }
+    const result =
+      quotes.length > 0
+        ? await this.repository.store(this.holder, quotes, new Date())
+        : { held: true, stored: 0, unchanged: 0 };
+    if (!result.held) this.counters.role = 'standby';
+    this.counters.storedPrices += result.stored;
+    this.counters.rejectedValues += rejected.length;
+    this.noteTokens(quotes, rejected, unknown);
+
+    const nextPollMs = this.noteOutcome(failure);
+    return {
+      role: 'holder',
+      requests: sent,
+      stored: result.stored,
+      unchanged: result.unchanged,
+      rejected: rejected.length,
+      unknown: unknown.length,
+      ...(failure === undefined ? {} : { failure: { kind: failure.kind, message: failure.message } }),
+      nextPollMs,
+    };
+  }
+
+  /** Counts the poll and logs the first failure of a streak, and the recovery; answers the next delay. */
+  private noteOutcome(failure: PriceSourceError | undefined): number {
+    if (failure === undefined) {
+      if (this.counters.failureStreak > 0) {
+        this.logger.log(
+          `the price source ${this.client.location} answers again, after ${this.counters.failureStreak} failed polls`,
+        );
+      }
+      this.counters.failureStreak = 0;
+      this.counters.lastSuccessAt = new Date().toISOString();
+      return nextPollDelay(0, this.source);
+    }
+    this.counters.failureStreak += 1;
+    this.counters.sourceErrors += 1;
+    const delay = nextPollDelay(this.counters.failureStreak, this.source, failure.retryAfterMs);
+    if (this.counters.failureStreak === 1) {
+      this.logger.warn(
+        `the price source ${this.client.location} ${failure.message}: prices stay as they are and the API ` +
+          `answers as usual; asking again in ${Math.round(delay / 1000)} s, backing off while it fails ` +
+          '(PRICE_REFRESH_SECONDS=0 runs without a price source)',
+      );
+    }
+    return delay;
+  }
+
+  /** One line per newly unknown or absurd token, so a persistent gap is not logged every poll. */
+  private noteTokens(quotes: readonly Quote[], rejected: readonly Rejected[], unknown: readonly string[]): void {
+    for (const quote of quotes) this.reported.delete(quote.tokenId);
+    const newlyRejected = rejected.filter((entry) => !this.reported.has(entry.tokenId));
+    const newlyUnknown = unknown.filter((tokenId) => !this.reported.has(tokenId));
+    if (newlyRejected.length > 0) {
+      this.logger.warn(
+        `the price source gave absurd prices, not stored: ${listed(newlyRejected.map((e) => `${e.tokenId} (${e.reason})`))}`,
+      );
+    }
+    if (newlyUnknown.length > 0) {
+      this.logger.log(`the price source has no price for ${listed(newlyUnknown)}; they keep their last price`);
+    }
+    for (const tokenId of [...newlyRejected.map((entry) => entry.tokenId), ...newlyUnknown]) this.reported.add(tokenId);
+  }
+}
+
+function emptyReport(role: PollReport['role'], nextPollMs: number): PollReport {
+  return { role, requests: 0, stored: 0, unchanged: 0, rejected: 0, unknown: 0, nextPollMs };
+}
+
+/** The first few of a list, so that a thousand unpriced tokens make one readable line. */
+function listed(items: readonly string[], shown = 20): string {
+  const head = items.slice(0, shown).join(', ');
+  return items.length > shown ? `${head} and ${items.length - shown} more` : head;
+}

@@ -1,0 +1,451 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Db } from '../src/database/db.service';
+import { dataRevision } from '../src/database/revisions';
+import { IngestService } from '../src/modules/ingest/ingest.service';
+import { PollReport, PricesService } from '../src/modules/prices/prices.service';
+import { CoinGeckoStub } from './support/coingecko-stub';
+import { deployment, evmAddress, holdingLine, ndjson, tokenLine } from './support/factories';
+import { freePort } from './support/pg-cluster';
+import { DATABASES, freshDatabase, newKey, startOnFreshDatabase, startTestApp, TestApp } from './support/test-app';
+
+/**
+ * The price poller against a local CoinGecko-compatible server (test/support/coingecko-stub.ts),
+ * on real timers kept short through the poller's settings. Tests wait for what they can observe
+ * (a poll reported, a request received, a log line written), never for a fixed time.
+ */
+
+const NOW_S = Math.floor(Date.now() / 1000);
+const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
+const CONTRACT = `0x${'1f'.repeat(20)}`;
+const DISCOVERED = `ethereum-${CONTRACT}`;
+const WHALE = evmAddress('prices-whale');
+const USDT = deployment('tether', 'ethereum').address;
+
+interface LogLine {
+  level: number;
+  msg: string;
+  context?: string;
+}
+
+/** Resolves with the reports of the next `count` polls. Two polls: one of them began after the call. */
+function nextPolls(prices: PricesService, count: number): Promise<PollReport[]> {
+  return new Promise((resolve) => {
+    const reports: PollReport[] = [];
+    const listener = (report: PollReport) => {
+      reports.push(report);
+      if (reports.length < count) return;
+      prices.events.off('poll', listener);
+      resolve(reports);
+    };
+    prices.events.on('poll', listener);
+  });
+}
+
+/** Resolves with the first report, from now on, that matches. */
+function pollWhere(prices: PricesService, matches: (report: PollReport) => boolean): Promise<PollReport> {
+  return new Promise((resolve) => {
+    const listener = (report: PollReport) => {
+      if (!matches(report)) return;
+      prices.events.off('poll', listener);
+      resolve(report);
+    };
+    prices.events.on('poll', listener);
+  });
+}
+
+/** Log lines collected from a test app, parsed. */
+class Logs {
+  readonly lines: LogLine[] = [];
+  readonly destination = { write: (line: string) => void this.lines.push(JSON.parse(line) as LogLine) };
+
+  ofPrices(level?: 'warn' | 'info'): LogLine[] {
+    const wanted = level === undefined ? undefined : level === 'warn' ? 40 : 30;
+    return this.lines.filter((line) => line.context === 'Prices' && (wanted === undefined || line.level === wanted));
+  }
+}
+
+describe.each(DATABASES)('price poller on %s', (kind) => {
+  let stub: CoinGeckoStub;
+
+  beforeAll(async () => {
+    stub = await CoinGeckoStub.start();
+  });
+
+  afterAll(async () => {
+    await stub.close();
+  });
+
+  /** The settings of a poller pointed at the stub, with short timers. */
+  const pollerSettings = (refreshMs: number) => ({
+    url: stub.url,
+    refreshMs,
+    requestGapMs: 5,
+    timeoutMs: 2_000,
+    maxBackoffMs: 60_000,
+  });
+
+  describe('a source that answers', () => {
+    let t: TestApp;
+    let prices: PricesService;
+    let db: Db;
+
+    const get = (path: string) => t.http().get(path).set('X-API-Key', t.keys.alice).expect(200);
+    const holdings = async () =>
+      Object.fromEntries(
+        (
+          (await get(`/v2/token-holdings?address=${WHALE.canonical}`)).body as {
+            token_address: string;
+            token_price: number;
+          }[]
+        ).map((row) => [row.token_address, row.token_price]),
+      );
+    const addressValue = async () =>
+      ((await get(`/v2/addresses/${WHALE.canonical}`)).body as { stats: { total_value_usd: number } }).stats
+        .total_value_usd;
+    const tagValue = async () =>
+      ((await get('/v2/tags/price_whales')).body as { stats: { total_value_usd: number } }).stats.total_value_usd;
+    const storedPrices = (tokenId: string) =>
+      db.query<{ at: Date | string; usd: string | number }>(
+        `SELECT at, usd FROM prices WHERE token_id = $1 ORDER BY at`,
+        [tokenId],
+      );
+
+    beforeAll(async () => {
+      stub.setPrice('ethereum', { usd: 3000.5, last_updated_at: NOW_S - 3600 });
+      stub.setPrice('tether', { usd: 0.999, last_updated_at: NOW_S - 3600 });
+      stub.setContractPrice('ethereum', CONTRACT, { usd: 2.5, last_updated_at: NOW_S - 3590 });
+      t = await startOnFreshDatabase(kind, { prices: pollerSettings(100) });
+      prices = t.app.get(PricesService);
+      db = t.app.get(Db);
+      const updated_at = '2026-01-01T00:00:00.000Z';
+      const report = await t.app.get(IngestService).import([
+        ndjson([
+          tokenLine(DISCOVERED, [{ chain: 'ethereum', address: CONTRACT, decimals: 6 }], { symbol: 'DISC' }),
+          holdingLine({
+            chain: 'ethereum',
+            address: WHALE,
+            token_address: '0',
+            balance: '2000000000000000000',
+            updated_at,
+          }),
+          holdingLine({ chain: 'ethereum', address: WHALE, token_address: USDT, balance: '1500000000', updated_at }),
+          holdingLine({
+            chain: 'ethereum',
+            address: WHALE,
+            token_address: CONTRACT,
+            balance: '10000000',
+            updated_at,
+          }),
+        ]),
+      ]);
+      expect(report.committed).toBe(true);
+      await t
+        .http()
+        .post('/v2/tags/price_whales')
+        .set('X-API-Key', t.keys.alice)
+        .set('Content-Type', 'application/json')
+        .send(JSON.stringify([WHALE.input]))
+        .expect(200);
+      await nextPolls(prices, 2);
+    });
+
+    afterAll(async () => {
+      await t.close();
+    });
+
+    it('asks by id and by contract in CoinGecko’s shapes, and serves the prices in holdings and stats', async () => {
+      const byId = stub.requests.find((request) => request.path === '/simple/price')!;
+      expect(byId.query.get('vs_currencies')).toBe('usd');
+      expect(byId.query.get('include_last_updated_at')).toBe('true');
+      expect(byId.query.get('ids')!.split(',')).toEqual(expect.arrayContaining(['bitcoin', 'ethereum', 'tether']));
+      expect(byId.query.get('ids')).not.toContain(CONTRACT);
+      const byContract = stub.requests.find((request) => request.path === '/simple/token_price/ethereum')!;
+      expect(byContract.query.get('contract_addresses')).toBe(CONTRACT);
+      expect(byContract.query.get('vs_currencies')).toBe('usd');
+      expect(byContract.headers['x-cg-demo-api-key']).toBeUndefined();
+
+      expect(await holdings()).toEqual({ '0': 3000.5, [USDT]: 0.999, [CONTRACT]: 2.5 });
+      // 2 ETH × 3000.5 + 1500 USDT × 0.999 + 10 × 2.5
+      expect(await addressValue()).toBe(7524.5);
+      expect(await tagValue()).toBe(7524.5);
+      expect((await storedPrices('ethereum')).map((row) => new Date(row.at).toISOString())).toEqual([
+        iso(NOW_S - 3600),
+      ]);
+    });
+
+    it('shows a new price in holdings, address stats and tag stats on the next request after the poll', async () => {
+      // Both stats are kept by now; the new price must reach them all the same.
+      expect(await addressValue()).toBe(7524.5);
+      expect(await tagValue()).toBe(7524.5);
+      const revision = await dataRevision(db);
+      stub.setPrice('ethereum', { usd: 4000, last_updated_at: NOW_S - 1800 });
+      await pollWhere(prices, (report) => report.stored === 1);
+
+      expect((await holdings())['0']).toBe(4000);
+      expect(await addressValue()).toBe(9523.5);
+      expect(await tagValue()).toBe(9523.5);
+      expect(await dataRevision(db)).toBe(revision + 1);
+      const rows = await storedPrices('ethereum');
+      expect(rows.map((row) => [new Date(row.at).toISOString(), Number(row.usd)])).toEqual([
+        [iso(NOW_S - 3600), 3000.5],
+        [iso(NOW_S - 1800), 4000],
+      ]);
+    });
+
+    it('adds no row for an unchanged price, ignores one older than the newest, and keeps the stats', async () => {
+      const revision = await dataRevision(db);
+      stub.setPrice('ethereum', { usd: 4000, last_updated_at: NOW_S - 600 });
+      stub.setPrice('tether', { usd: 0.5, last_updated_at: NOW_S - 7200 });
+      const [, report] = await nextPolls(prices, 2);
+      expect(report).toMatchObject({ role: 'holder', stored: 0 });
+      expect(report!.unchanged).toBeGreaterThanOrEqual(3);
+      expect(await storedPrices('ethereum')).toHaveLength(2);
+      expect((await storedPrices('tether')).map((row) => Number(row.usd))).toEqual([0.999]);
+      expect(await dataRevision(db)).toBe(revision);
+      expect(await addressValue()).toBe(9523.5);
+    });
+
+    let step = 0;
+
+    it.each([
+      ['an answer that never comes', { kind: 'hang' as const }, 'timeout'],
+      ['429 Too Many Requests', { kind: 'status' as const, status: 429 }, 'rate-limited'],
+      ['a 503', { kind: 'status' as const, status: 503 }, 'server-error'],
+      ['malformed JSON', { kind: 'body' as const, body: '{"ethereum": {"usd": 1' }, 'malformed'],
+      ['a JSON array', { kind: 'body' as const, body: '[["ethereum", 1]]' }, 'malformed'],
+    ])('keeps the last prices through %s, and the API answers as usual', async (_case, misbehaviour, failure) => {
+      const before = await db.query('SELECT token_id, at, usd FROM prices ORDER BY token_id, at');
+      const pricesBefore = await holdings();
+      stub.misbehave(misbehaviour);
+      const failed = await pollWhere(prices, (report) => report.failure !== undefined);
+      expect(failed.failure!.kind).toBe(failure);
+      expect(failed.stored).toBe(0);
+      expect(await db.query('SELECT token_id, at, usd FROM prices ORDER BY token_id, at')).toEqual(before);
+      expect(await holdings()).toEqual(pricesBefore);
+      await t.http().get('/health').expect(200);
+      expect(prices.status().failureStreak).toBe(1);
+
+      // Then the source answers again, and its next new price arrives.
+      step += 1;
+      stub.setPrice('ethereum', { usd: 4000 + step, last_updated_at: NOW_S - 300 + step });
+      await pollWhere(prices, (report) => report.stored === 1);
+      expect((await holdings())['0']).toBe(4000 + step);
+      expect(prices.status().failureStreak).toBe(0);
+    });
+
+    it('stores none of an answer’s absurd values and keeps its sensible ones', async () => {
+      const body = JSON.stringify({
+        ethereum: { usd: -4000, last_updated_at: NOW_S - 20 },
+        tether: { usd: 'NaN', last_updated_at: NOW_S - 20 },
+        bitcoin: { usd: 1e20, last_updated_at: NOW_S - 20 },
+        solana: { usd: 150, last_updated_at: 'yesterday' },
+        dogecoin: { usd: 0.25, last_updated_at: NOW_S - 20 },
+      }).replace('1e+20', '1e999');
+      const before = await holdings();
+      stub.misbehave({ kind: 'body', body, path: '/simple/price' });
+      const report = await pollWhere(prices, (r) => r.rejected > 0);
+      expect(report).toMatchObject({ rejected: 4, stored: 1 });
+      expect(report.failure).toBeUndefined();
+      expect((await storedPrices('dogecoin')).map((row) => Number(row.usd))).toEqual([0.25]);
+      expect(await storedPrices('bitcoin')).toEqual([]);
+      expect(await storedPrices('solana')).toEqual([]);
+      expect((await storedPrices('ethereum')).every((row) => Number(row.usd) > 0)).toBe(true);
+      expect((await storedPrices('tether')).map((row) => Number(row.usd))).toEqual([0.999]);
+      expect(await holdings()).toEqual(before);
+    });
+
+    it('leaves tokens the source does not know without a price', async () => {
+      const report = await pollWhere(prices, (r) => r.role === 'holder' && r.failure === undefined);
+      // Of the shipped coins the stub knows only ethereum, tether and dogecoin.
+      expect(report.unknown).toBeGreaterThanOrEqual(8);
+      expect(await storedPrices('sui')).toEqual([]);
+    });
+  });
+
+  it('logs one line per failure streak and backs off exponentially, honouring Retry-After', async () => {
+    const logs = new Logs();
+    const refreshMs = 60;
+    const t = await startOnFreshDatabase(kind, { prices: pollerSettings(refreshMs), logDestination: logs.destination });
+    try {
+      const prices = t.app.get(PricesService);
+      await pollWhere(prices, (report) => report.role === 'holder' && report.failure === undefined);
+      const from = stub.requests.length;
+      stub.misbehave(...Array.from({ length: 4 }, () => ({ kind: 'status' as const, status: 500 })));
+      let failed = 0;
+      const recovered = pollWhere(prices, (report) => {
+        if (report.failure !== undefined) failed += 1;
+        return failed === 4 && report.failure === undefined;
+      });
+      const requests = (await stub.received(from + 5)).slice(from);
+      await recovered;
+
+      // The first failed poll comes at the refresh interval or later; each wait after a failure doubles.
+      const gaps = requests.slice(1).map((request, index) => request.at - requests[index]!.at);
+      gaps.forEach((gap, index) => expect(gap).toBeGreaterThanOrEqual(refreshMs * 2 ** (index + 1) - 2));
+      const warnings = logs.ofPrices('warn');
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]!.msg).toContain('answered HTTP 500');
+      expect(logs.ofPrices('info').some((line) => line.msg.includes('answers again, after 4 failed polls'))).toBe(true);
+      expect(prices.status()).toMatchObject({ sourceErrors: 4, failureStreak: 0 });
+
+      // A second streak gets its own line; Retry-After holds the next request back.
+      const limited = stub.requests.length;
+      stub.misbehave({ kind: 'status', status: 429, retryAfter: '1' });
+      const [first, second] = (await stub.received(limited + 2)).slice(limited);
+      expect(second!.at - first!.at).toBeGreaterThanOrEqual(998);
+      expect(logs.ofPrices('warn')).toHaveLength(2);
+      expect(logs.ofPrices('warn')[1]!.msg).toContain('429 Too Many Requests, Retry-After 1 s');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('with an unreachable source: one clear warning, and every route served normally', async () => {
+    const logs = new Logs();
+    const closedPort = await freePort();
+    const t = await startOnFreshDatabase(kind, {
+      prices: { ...pollerSettings(20), url: `http://127.0.0.1:${closedPort}/api/v3` },
+      logDestination: logs.destination,
+    });
+    try {
+      const prices = t.app.get(PricesService);
+      const reports = await nextPolls(prices, 3);
+      expect(reports.map((report) => report.failure?.kind)).toEqual(['unreachable', 'unreachable', 'unreachable']);
+      const warnings = logs.ofPrices('warn');
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]!.msg).toMatch(
+        /^the price source http:\/\/127\.0\.0\.1:\d+\/api\/v3 cannot be reached \(ECONNREFUSED\)/,
+      );
+      expect(warnings[0]!.msg).toContain('PRICE_REFRESH_SECONDS=0');
+      await t.http().get('/health').expect(200);
+      await t.http().get('/v2/chains').set('X-API-Key', t.keys.alice).expect(200);
+      await t.http().get('/v2/token-holdings').set('X-API-Key', t.keys.alice).expect(200);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('is off with PRICE_REFRESH_SECONDS=0, and off unless a test points it at a source', async () => {
+    const logs = new Logs();
+    const from = stub.requests.length;
+    const t = await startOnFreshDatabase(kind, {
+      prices: { url: stub.url, refreshMs: 0 },
+      logDestination: logs.destination,
+    });
+    try {
+      expect(t.app.get(PricesService).status()).toMatchObject({ enabled: false, role: 'off', polls: 0 });
+      expect(logs.ofPrices('info').map((line) => line.msg)).toEqual([
+        'the price source is off (PRICE_REFRESH_SECONDS=0): prices change only by import',
+      ]);
+    } finally {
+      await t.close();
+    }
+    const plain = await startOnFreshDatabase(kind);
+    try {
+      expect(plain.app.get(PricesService).status()).toMatchObject({ enabled: false, polls: 0 });
+    } finally {
+      await plain.close();
+    }
+    expect(stub.requests.length).toBe(from);
+  });
+
+  it('stops on close while a request is in flight: the request is aborted', async () => {
+    const t = await startOnFreshDatabase(kind, { prices: { ...pollerSettings(50), timeoutMs: 60_000 } });
+    let closed = false;
+    try {
+      const from = stub.requests.length;
+      const aborted = stub.aborted;
+      stub.misbehave({ kind: 'hang' });
+      await stub.received(from + 1);
+      await t.close();
+      closed = true;
+      // The client hung up: the stub never answered, and would have waited for ever.
+      await stub.until(() => stub.aborted === aborted + 1);
+      expect(stub.requests).toHaveLength(from + 1);
+    } finally {
+      if (!closed) await t.close();
+    }
+  });
+
+  it('polls from one process at a time; another takes over when it stops', async () => {
+    const database = await freshDatabase(kind);
+    const keys = { alice: newKey(), bob: newKey() };
+    const holder = await startTestApp({
+      databaseUrl: database.url,
+      keys,
+      prices: { ...pollerSettings(100), apiKey: 'CG-first' },
+    });
+    const observer = await startTestApp({ databaseUrl: database.url, keys });
+    let child: ChildProcess | undefined;
+    try {
+      await pollWhere(holder.app.get(PricesService), (report) => report.role === 'holder' && report.requests > 0);
+      const from = stub.requests.length;
+      const server = startServerProcess(database.url, { PRICE_API_KEY: 'CG-second' });
+      child = server.child;
+      await server.logged((line) => line.msg.startsWith('another process polls the price source'));
+      // The holder went on polling; the second process sent nothing.
+      await stub.received(stub.requests.length + 1);
+      expect(stub.requests.slice(from).map((request) => request.headers['x-cg-demo-api-key'])).not.toContain(
+        'CG-second',
+      );
+
+      await holder.close();
+      const takenOver = await stub.receivedWhere(
+        from,
+        (request) => request.headers['x-cg-demo-api-key'] === 'CG-second',
+      );
+      expect(takenOver.path).toBe('/simple/price');
+      await server.logged((line) => line.msg === 'this process polls the price source now');
+
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child!.once('exit', resolve));
+      child = undefined;
+      const [lease] = await observer.app.get(Db).query<{ holder: string | null }>('SELECT holder FROM price_poller');
+      expect(lease!.holder).toBeNull();
+    } finally {
+      child?.kill('SIGKILL');
+      await holder.close().catch(() => undefined);
+      await observer.close();
+      await database.drop();
+    }
+  });
+
+  /** `npm start` as a separate process, polling the stub every second; its log lines, parsed. */
+  function startServerProcess(databaseUrl: string, env: Record<string, string>) {
+    const child = spawn(process.execPath, ['-r', '@swc-node/register', join(__dirname, '..', 'src', 'main.ts')], {
+      cwd: join(__dirname, '..'),
+      env: {
+        ...process.env,
+        DATABASE_URL: databaseUrl,
+        PORT: '0',
+        API_KEYS: `ops:${newKey()}`,
+        LOG_LEVEL: 'info',
+        PRICE_SOURCE_URL: stub.url,
+        PRICE_REFRESH_SECONDS: '1',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const lines: LogLine[] = [];
+    const listeners = new Set<() => void>();
+    createInterface({ input: child.stdout }).on('line', (text) => {
+      if (!text.startsWith('{')) return;
+      lines.push(JSON.parse(text) as LogLine);
+      for (const listener of listeners) listener();
+    });
+    const logged = (matches: (line: LogLine) => boolean) =>
+      new Promise<LogLine>((resolve) => {
+        const check = () => {
+          const found = lines.find((line) => line.context === 'Prices' && matches(line));
+          if (found === undefined) return;
+          listeners.delete(check);
+          resolve(found);
+        };
+        listeners.add(check);
+        check();
+      });
+    return { child, logged };
+  }
+});
