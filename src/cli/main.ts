@@ -24,8 +24,10 @@ export function buildProgram(commands: readonly ModuleCommands[] = COMMANDS): Co
 function inContextOf(modules: readonly (Type | DynamicModule)[]): InContext {
   return async (work) => {
     const config = parseConfig(process.env);
+    // abortOnError: Nest would otherwise end the process itself when a module fails to start.
     const context = await NestFactory.createApplicationContext(CliModule.forRoot(config, modules), {
       logger: ['error', 'fatal'],
+      abortOnError: false,
     });
     try {
       return await work(context);
@@ -48,6 +50,22 @@ export async function run(argv: string[]): Promise<number> {
   }
 }
 
+/**
+ * A reader that goes away early (`keys list | head -1`) makes further writes fail with EPIPE; like
+ * other command line tools, the command then finishes without printing a stack trace.
+ */
+function toleratePipeClosedByReader(stream: NodeJS.WriteStream): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
+}
+
 if (require.main === module) {
-  void run(process.argv).then((code) => process.exit(code));
+  toleratePipeClosedByReader(process.stdout);
+  toleratePipeClosedByReader(process.stderr);
+  void run(process.argv).then((code) => {
+    // Never process.exit(): output still queued for a slow pipe would be lost. With the context
+    // closed nothing else keeps the process alive, so it ends as soon as stdout and stderr drain.
+    process.exitCode = code;
+  });
 }
