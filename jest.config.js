@@ -13,13 +13,14 @@ const shared = {
 };
 
 module.exports = {
+  // Several suites spawn the CLI as a separate process; on a busy 2-core machine that alone can take
+  // seconds. Set here because jest-circus reads only the global testTimeout, not a project's.
+  testTimeout: 60_000,
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/scripts/**/*.spec.ts'] },
     {
       ...shared,
       displayName: 'e2e',
-      // Several suites spawn the CLI as a separate process; on a busy 2-core machine that alone can take seconds.
-      testTimeout: 60_000,
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
