@@ -3,7 +3,8 @@
 //   core  <-  database  <-  modules/*        http/* imports core and config only;
 //   core  <-  http      <-  modules/*        modules use each other through services only.
 //
-// main.ts, app.*.ts and cli/ put the pieces together and may import anything.
+// main.ts, app.*.ts and cli/ put the pieces together and may import anything; modules declare their
+// commands in commands/ against the one contract file src/cli/command.ts.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -57,9 +58,24 @@ module.exports = {
     },
     {
       name: 'modules-do-not-assemble-the-app',
+      comment: 'The one exception is the command contract (src/cli/command.ts), which modules implement.',
       severity: 'error',
       from: { path: '^src/modules/' },
-      to: { path: '^src/(cli/|app\\.|main\\.ts)' },
+      to: { path: '^src/(cli/|app\\.|main\\.ts)', pathNot: '^src/cli/command\\.ts$' },
+    },
+    {
+      name: 'command-contract-in-commands-only',
+      comment: "A module's commands/ folder declares its CLI commands; nothing else in a module knows the CLI.",
+      severity: 'error',
+      from: { path: '^src/modules/', pathNot: '^src/modules/[^/]+/commands/' },
+      to: { path: '^src/cli/command\\.ts$' },
+    },
+    {
+      name: 'command-contract-stands-alone',
+      comment: 'Modules import the command contract, so it may import nothing of ours (or it would be a back door).',
+      severity: 'error',
+      from: { path: '^src/cli/command\\.ts$' },
+      to: { path: '^src/' },
     },
   ],
   options: {

@@ -1,17 +1,15 @@
-import { DynamicModule, Module } from '@nestjs/common';
-import { AccountsModule } from '../modules/accounts/accounts.module';
+import { DynamicModule, Module, Type } from '@nestjs/common';
 import { AppConfig } from '../config/config';
 import { ConfigModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
-import { IngestModule } from '../modules/ingest/ingest.module';
 
-/** The modules the command line needs: the same services the HTTP API uses, without the HTTP layer. */
+/**
+ * The Nest modules one command runs on: configuration, the database (which applies pending
+ * migrations and reference data) and the modules its command file declares. No HTTP layer.
+ */
 @Module({})
 export class CliModule {
-  static forRoot(config: AppConfig): DynamicModule {
-    return {
-      module: CliModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule, AccountsModule, IngestModule],
-    };
+  static forRoot(config: AppConfig, modules: readonly (Type | DynamicModule)[]): DynamicModule {
+    return { module: CliModule, imports: [ConfigModule.forRoot(config), DatabaseModule, ...modules] };
   }
 }

@@ -14,7 +14,9 @@ export function dataSourceOptions(config: DatabaseConfig): DataSourceOptions {
       type: 'postgres',
       url: config.url,
       migrationsTransactionMode: 'each',
-      extra: { max: 20, connectionTimeoutMillis: 5000 },
+      // Idle connections must not keep a process alive: a command whose start-up failed cannot close
+      // its pool (Nest does not close a context whose init failed), and would linger until they time out.
+      extra: { max: 20, connectionTimeoutMillis: 5000, allowExitOnIdle: true },
     };
   }
   if (config.path !== ':memory:') mkdirSync(dirname(config.path), { recursive: true });

@@ -7,10 +7,26 @@ export interface CliResult {
   stderr: string;
 }
 
+export interface CliReading {
+  /**
+   * Reads nothing until this many milliseconds after the command's first output, or until it
+   * exits, whichever comes first, as a reader busy elsewhere would. Meanwhile the command's writes
+   * fill the pipe and wait in its own process: output a command abandons by exiting early is lost.
+   */
+  readAfterMs?: number;
+  /** Closes stdout after its first chunk, as `| head -1` does; `stdout` holds that chunk. */
+  closeStdoutEarly?: boolean;
+}
+
 const ROOT = join(__dirname, '..', '..');
 
 /** Runs the command line as `npm run --silent cli -- …` would, against the given database. */
-export function runCli(databaseUrl: string, args: string[], input?: string): Promise<CliResult> {
+export function runCli(
+  databaseUrl: string,
+  args: string[],
+  input?: string,
+  options: CliReading = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['-r', '@swc-node/register', join(ROOT, 'src/cli/main.ts'), ...args], {
       cwd: ROOT,
@@ -18,8 +34,30 @@ export function runCli(databaseUrl: string, args: string[], input?: string): Pro
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    let reading = false;
+    const read = () => {
+      if (reading) return;
+      reading = true;
+      clearTimeout(pause);
+      child.stdout.on('data', (chunk: string) => {
+        stdout += chunk;
+        if (options.closeStdoutEarly) child.stdout.destroy();
+      });
+      child.stderr.on('data', (chunk: string) => (stderr += chunk));
+    };
+    let pause: NodeJS.Timeout | undefined;
+    if (options.readAfterMs === undefined) {
+      read();
+    } else {
+      const delay = options.readAfterMs;
+      // 'readable' only reports that output arrived; nothing is consumed until read() adds 'data' listeners.
+      const startPause = () => (pause ??= setTimeout(read, delay));
+      child.stdout.once('readable', startPause);
+      child.stderr.once('readable', startPause);
+      child.once('exit', read);
+    }
     child.on('error', reject);
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
     child.stdin.end(input ?? '');
