@@ -1,10 +1,15 @@
 import { Module } from '@nestjs/common';
 import { IngestRepository } from './ingest.repository';
 import { IngestService } from './ingest.service';
+import { KeptStateHook } from './sink/kept-state.hook';
+import { RecordSink } from './sink/record-sink';
 
-/** NDJSON import, used by the `import` command and the demo; no HTTP route. */
+/**
+ * Records from sources, validated and written by one sink (README.md in this folder). The NDJSON
+ * import, used by the `import` command and the demo, is its first source; no HTTP route.
+ */
 @Module({
-  providers: [IngestRepository, IngestService],
-  exports: [IngestService],
+  providers: [IngestRepository, KeptStateHook, RecordSink, IngestService],
+  exports: [IngestService, RecordSink],
 })
 export class IngestModule {}

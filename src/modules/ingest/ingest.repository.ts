@@ -1,26 +1,29 @@
 import { Injectable } from '@nestjs/common';
 import { Sql } from '../../database/db.service';
+import { chunks, raw, rows, sql, SqlFragment } from '../../database/sql';
+import type {
+  ChainRecord,
+  HoldingRecord,
+  PriceRecord,
+  TokenRecord,
+  TransactionRecord,
+} from '../../core/records/records';
 import { TRANSACTION_FIELDS } from '../../core/records/transaction-fields';
-import { Catalog } from './catalog';
-import { ChainRecord, HoldingRecord, PriceRecord, TokenRecord, TransactionRecord } from './lines';
+import { Catalog } from './validation/catalog';
 
 /**
- * Rows per INSERT statement. The widest row (a transaction) has 10 columns, so a statement binds at
- * most 5,000 parameters: far below PostgreSQL's 65,535 and SQLite's 32,766.
- */
-export const ROWS_PER_STATEMENT = 500;
-
-/**
- * The import's writes. Every statement is an upsert, so importing the same file again rewrites
- * the same values and changes nothing. Callers pass the transaction the import runs in.
+ * The sink's writes. Every statement is an upsert, so writing the same records again rewrites
+ * the same values and changes nothing. Callers pass the transaction the records are written in.
  */
 @Injectable()
 export class IngestRepository {
   async loadCatalog(tx: Sql): Promise<Catalog> {
-    const chains = await tx.query<{ chain: string; chain_id: number | string }>('SELECT chain, chain_id FROM chains');
-    const tokens = await tx.query<{ id: string }>('SELECT id FROM tokens');
+    const chains = await tx.query<{ chain: string; chain_id: number | string }>(
+      sql`SELECT chain, chain_id FROM chains`,
+    );
+    const tokens = await tx.query<{ id: string }>(sql`SELECT id FROM tokens`);
     const deployments = await tx.query<{ chain: string; address: string; token_id: string }>(
-      'SELECT chain, address, token_id FROM token_deployments',
+      sql`SELECT chain, address, token_id FROM token_deployments`,
     );
     return new Catalog(
       new Map(chains.map((row) => [row.chain, Number(row.chain_id)])),
@@ -29,7 +32,7 @@ export class IngestRepository {
     );
   }
 
-  /** Chains are fixed; a chain line updates the display data of one of them. */
+  /** Chains are fixed; a chain record updates the display data of one of them. */
   async updateChains(tx: Sql, chains: readonly ChainRecord[]): Promise<void> {
     for (const chain of chains) {
       const explorers = chain.explorers.map(({ name, url, tx_url, address_url }) => ({
@@ -38,12 +41,9 @@ export class IngestRepository {
         tx_url,
         address_url,
       }));
-      await tx.execute('UPDATE chains SET name = $1, icon_url = $2, explorers = $3 WHERE chain = $4', [
-        chain.name,
-        chain.icon_url,
-        JSON.stringify(explorers),
-        chain.chain,
-      ]);
+      await tx.execute(
+        sql`UPDATE chains SET name = ${chain.name}, icon_url = ${chain.icon_url}, explorers = ${JSON.stringify(explorers)} WHERE chain = ${chain.chain}`,
+      );
     }
   }
 
@@ -54,7 +54,7 @@ export class IngestRepository {
       'tokens',
       ['id', 'name', 'symbol', 'icon_url'],
       tokens.map((token) => [token.id, token.name, token.symbol, token.icon_url]),
-      'ON CONFLICT (id) DO UPDATE SET name = excluded.name, symbol = excluded.symbol, icon_url = excluded.icon_url',
+      sql`ON CONFLICT (id) DO UPDATE SET name = excluded.name, symbol = excluded.symbol, icon_url = excluded.icon_url`,
     );
     const deployments = new Map<string, unknown[]>();
     for (const token of tokens) {
@@ -72,7 +72,7 @@ export class IngestRepository {
       'token_deployments',
       ['chain', 'address', 'token_id', 'decimals'],
       [...deployments.values()],
-      'ON CONFLICT (chain, address) DO UPDATE SET decimals = excluded.decimals',
+      sql`ON CONFLICT (chain, address) DO UPDATE SET decimals = excluded.decimals`,
     );
   }
 
@@ -82,12 +82,12 @@ export class IngestRepository {
       'prices',
       ['token_id', 'at', 'usd'],
       prices.map((price) => [price.token_id, price.at, price.usd]),
-      'ON CONFLICT (token_id, at) DO UPDATE SET usd = excluded.usd',
+      sql`ON CONFLICT (token_id, at) DO UPDATE SET usd = excluded.usd`,
     );
   }
 
   /**
-   * A balance is replaced only by one at least as recent, so importing an older snapshot after a
+   * A balance is replaced only by one at least as recent, so writing an older snapshot after a
    * newer one cannot roll a balance back.
    */
   async upsertHoldings(tx: Sql, holdings: readonly HoldingRecord[]): Promise<void> {
@@ -96,12 +96,12 @@ export class IngestRepository {
       'holdings',
       ['chain', 'token_address', 'address', 'balance', 'updated_at'],
       holdings.map((h) => [h.chain, h.token_address, h.address, h.balance, h.updated_at]),
-      `ON CONFLICT (chain, token_address, address) DO UPDATE SET balance = excluded.balance, updated_at = excluded.updated_at
+      sql`ON CONFLICT (chain, token_address, address) DO UPDATE SET balance = excluded.balance, updated_at = excluded.updated_at
        WHERE holdings.updated_at <= excluded.updated_at`,
     );
   }
 
-  /** A transaction line with a known id replaces the stored one: that is how a correction is imported. */
+  /** A transaction with a known id replaces the stored one: that is how a correction is imported. */
   async upsertTransactions(tx: Sql, transactions: readonly TransactionRecord[]): Promise<void> {
     const columns = TRANSACTION_FIELDS;
     await upsert(
@@ -109,27 +109,25 @@ export class IngestRepository {
       'transactions',
       columns,
       transactions.map((transaction) => columns.map((column) => transaction[column])),
-      `ON CONFLICT (id) DO UPDATE SET ${columns
-        .slice(1)
-        .map((column) => `${column} = excluded.${column}`)
-        .join(', ')}`,
+      sql`ON CONFLICT (id) DO UPDATE SET ${raw(
+        columns
+          .slice(1)
+          .map((column) => `${column} = excluded.${column}`)
+          .join(', '),
+      )}`,
     );
   }
 }
 
-/** Multi-row INSERT … ON CONFLICT, ROWS_PER_STATEMENT rows at a time. Rows must not repeat a key. */
+/** Multi-row INSERT … ON CONFLICT, one statement per ROWS_PER_STATEMENT rows. Rows must not repeat a key. */
 async function upsert(
   tx: Sql,
   table: string,
   columns: readonly string[],
-  rows: readonly unknown[][],
-  onConflict: string,
+  values: readonly (readonly unknown[])[],
+  onConflict: SqlFragment,
 ): Promise<void> {
-  for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
-    const chunk = rows.slice(start, start + ROWS_PER_STATEMENT);
-    const values = chunk
-      .map((_row, index) => `(${columns.map((_column, c) => `$${index * columns.length + c + 1}`).join(', ')})`)
-      .join(', ');
-    await tx.execute(`INSERT INTO ${table} (${columns.join(', ')}) VALUES ${values} ${onConflict}`, chunk.flat());
+  for (const chunk of chunks(values)) {
+    await tx.execute(sql`INSERT INTO ${raw(table)} (${raw(columns.join(', '))}) VALUES ${rows(chunk)} ${onConflict}`);
   }
 }

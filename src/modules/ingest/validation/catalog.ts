@@ -1,11 +1,11 @@
-import type { ChainRecord, HoldingRecord, ImportRecord, PriceRecord, TokenRecord } from './lines';
+import type { ChainRecord, DataRecord, HoldingRecord, PriceRecord, TokenRecord } from '../../../core/records/records';
 
 /**
- * What an import line may refer to: the chains with their ids, the known tokens and which token
- * owns each (chain, token address) deployment. It starts as the database's state and learns every
- * accepted `token` line, so a later line of the same file can refer to a token or deployment
- * defined earlier in it. Only token lines make it grow; holdings and transactions never do, so a
- * file of any size needs no more memory than the token list.
+ * What a record may refer to: the chains with their ids, the known tokens and which token owns each
+ * (chain, token address) deployment. It starts as the database's state and learns every accepted
+ * `token` record, so a later record of the same run (a later line of a file) can refer to a token or
+ * deployment defined earlier in it. Only token records make it grow; holdings and transactions
+ * never do, so an input of any size needs no more memory than the token list.
  */
 export class Catalog {
   private readonly tokens: Set<string>;
@@ -24,7 +24,7 @@ export class Catalog {
   }
 
   /** Why the record cannot be imported given everything known so far, or undefined when it can. */
-  problemWith(record: ImportRecord): string | undefined {
+  problemWith(record: DataRecord): string | undefined {
     switch (record.type) {
       case 'chain':
         return this.chainProblem(record);
@@ -39,8 +39,8 @@ export class Catalog {
     }
   }
 
-  /** Records an accepted line; call it only for records without a problem. */
-  learn(record: ImportRecord): void {
+  /** Takes in an accepted record; call it only for records without a problem. */
+  learn(record: DataRecord): void {
     if (record.type !== 'token') return;
     this.tokens.add(record.id);
     for (const deployment of record.deployments) {

@@ -1,5 +1,6 @@
 import { Catalog } from './catalog';
-import { HoldingRecord, PriceRecord, TokenRecord } from './lines';
+import type { CanonicalAddress, CanonicalTokenAddress, Instant } from '../../../core/records/brands';
+import { HoldingRecord, PriceRecord, TokenRecord } from '../../../core/records/records';
 
 const USDT_ETHEREUM = '0xdac17f958d2ee523a2206206994597c13d831ec7';
 const NEW_TOKEN = '0x1111111111111111111111111111111111111111';
@@ -24,23 +25,23 @@ const token = (id: string, address: string): TokenRecord => ({
   name: id,
   symbol: id.toUpperCase(),
   icon_url: 'https://example.com/icon.png',
-  deployments: [{ chain: 'ethereum', address, decimals: 18 }],
+  deployments: [{ chain: 'ethereum', address: address as CanonicalTokenAddress, decimals: 18 }],
 });
 
 const holding = (tokenAddress: string): HoldingRecord => ({
   type: 'holding',
   chain: 'ethereum',
-  address: '0x2222222222222222222222222222222222222222',
-  token_address: tokenAddress,
+  address: '0x2222222222222222222222222222222222222222' as CanonicalAddress,
+  token_address: tokenAddress as CanonicalTokenAddress,
   balance: '1',
-  updated_at: '2024-01-01T00:00:00.000Z',
+  updated_at: '2024-01-01T00:00:00.000Z' as Instant,
 });
 
 const price = (tokenId: string): PriceRecord => ({
   type: 'price',
   token_id: tokenId,
   usd: '1',
-  at: '2024-01-01T00:00:00.000Z',
+  at: '2024-01-01T00:00:00.000Z' as Instant,
 });
 
 describe('Catalog', () => {

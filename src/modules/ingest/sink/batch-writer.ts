@@ -1,8 +1,8 @@
 /**
  * Writes one batch while the next is read and checked, so that parsing and the database work at
- * the same time (a CPU profile of the import showed them taking turns, each idle about half the
- * time). Batches still reach the database one at a time and in order: a batch is only submitted
- * once the one before it is written, and a failed write fails the next submit() or finished().
+ * the same time rather than in turns (bench/README.md, change 10). Batches still reach the
+ * database one at a time and in order: a batch is only submitted once the one before it is
+ * written, and a failed write fails the next submit() or finished().
  */
 export class BatchWriter<Batch> {
   private previous: Promise<void> = Promise.resolve();

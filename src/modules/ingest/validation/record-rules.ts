@@ -1,83 +1,33 @@
-import { canonicalAddressOnChain, parseTokenAddress } from '../../core/addresses';
-import { CHAIN_IDS, ChainId, isChainId } from '../../core/chains/chain-ids';
-import { INSTANT_RULE, parseInstant } from '../../core/time/instant';
-import { TRANSACTION_FIELDS } from '../../core/records/transaction-fields';
+import { canonicalAddressOnChain, parseTokenAddress } from '../../../core/addresses';
+import { CHAIN_IDS, ChainId, isChainId } from '../../../core/chains/chain-ids';
+import { INSTANT_RULE, parseInstant } from '../../../core/time/instant';
+import type { CanonicalAddress, CanonicalTokenAddress, Instant } from '../../../core/records/brands';
+import type { RecordInput } from '../../../core/records/record-input';
+import {
+  ChainRecord,
+  DataRecord,
+  DeploymentRecord,
+  ExplorerRecord,
+  HoldingRecord,
+  NO_SENDER,
+  PriceRecord,
+  RECORD_TYPES,
+  RecordType,
+  TokenRecord,
+  TransactionRecord,
+} from '../../../core/records/records';
+import { TRANSACTION_FIELDS } from '../../../core/records/transaction-fields';
 
 /**
- * The shape rules of one NDJSON import line, as pure functions: a line becomes a normalised record
- * (every address in canonical form, every number an exact decimal string, every timestamp in
- * `toISOString()` form) or a reason a person can act on. Rules that depend on other lines or on
- * the database (known tokens, who owns a deployment, a chain's id) live in catalog.ts.
+ * The field rules every record passes, whatever its source, as pure functions: a record as a source
+ * hands it over becomes a normalised record (every address canonical, every number an exact decimal
+ * string, every timestamp an Instant) or a reason a person can act on. Nothing about the input is
+ * trusted, not even the JavaScript types its declaration promises: a file's lines arrive here
+ * straight from JSON.parse. Rules that depend on other records or on the database (known tokens,
+ * who owns a deployment, a chain's id) live in catalog.ts.
  */
 
-export const LINE_TYPES = ['chain', 'token', 'price', 'holding', 'transaction'] as const;
-export type LineType = (typeof LINE_TYPES)[number];
-
-export interface ExplorerRecord {
-  name: string;
-  url: string;
-  tx_url: string;
-  address_url: string;
-}
-
-export interface ChainRecord {
-  type: 'chain';
-  chain: ChainId;
-  chainId: number;
-  name: string;
-  icon_url: string;
-  explorers: ExplorerRecord[];
-}
-
-export interface DeploymentRecord {
-  chain: ChainId;
-  address: string;
-  decimals: number;
-}
-
-export interface TokenRecord {
-  type: 'token';
-  id: string;
-  name: string;
-  symbol: string;
-  icon_url: string;
-  deployments: DeploymentRecord[];
-}
-
-export interface PriceRecord {
-  type: 'price';
-  token_id: string;
-  /** Exact decimal without exponent, no leading zeros in the integer part, no trailing zeros in the fraction. */
-  usd: string;
-  at: string;
-}
-
-export interface HoldingRecord {
-  type: 'holding';
-  chain: ChainId;
-  address: string;
-  token_address: string;
-  balance: string;
-  updated_at: string;
-}
-
-export interface TransactionRecord {
-  type: 'transaction';
-  id: string;
-  chain: ChainId;
-  token_address: string;
-  from_address: string;
-  to_address: string;
-  value: string;
-  tx_hash: string;
-  block_number: string;
-  block_hash: string;
-  block_time: string;
-}
-
-export type ImportRecord = ChainRecord | TokenRecord | PriceRecord | HoldingRecord | TransactionRecord;
-
-export type LineResult = { ok: true; record: ImportRecord } | { ok: false; reason: string };
+export type RuleResult = { ok: true; record: DataRecord } | { ok: false; reason: string };
 
 export const MAX_DIGITS = 78;
 export const MAX_BLOCK_NUMBER_DIGITS = 18;
@@ -95,8 +45,8 @@ const DIGITS = /^[0-9]+$/;
 const DECIMAL = /^([0-9]+)(?:\.([0-9]+))?$/;
 const HTTP_URL = /^https?:\/\//;
 
-/** The fields each line type takes; `type` is on every line. Any other field makes the line invalid. */
-const FIELDS: Record<LineType, readonly string[]> = {
+/** The fields each record type takes; `type` is on every record. Any other field makes the record invalid. */
+const FIELDS: Record<RecordType, readonly string[]> = {
   chain: ['chain', 'chainId', 'name', 'icon_url', 'explorers'],
   token: ['id', 'name', 'symbol', 'icon_url', 'deployments'],
   price: ['token_id', 'usd', 'at'],
@@ -107,57 +57,50 @@ const OPTIONAL_FIELDS: ReadonlySet<string> = new Set(['price.at']);
 const EXPLORER_FIELDS = ['name', 'url', 'tx_url', 'address_url'] as const;
 const DEPLOYMENT_FIELDS = ['chain', 'address', 'decimals'] as const;
 
-/** Thrown inside this module only, to stop at a line's first problem; parseLine turns it into a reason. */
-class LineProblem extends Error {}
+/** Thrown inside this module only, to stop at a record's first problem; checkRecord turns it into a reason. */
+class RecordProblem extends Error {}
 
 function problem(message: string): never {
-  throw new LineProblem(message);
+  throw new RecordProblem(message);
 }
 
-/**
- * Parses and checks one non-blank line. `importStartedAt` (a `toISOString()` value) is the price
- * time of a `price` line without `at`.
- */
-export function parseLine(text: string, importStartedAt: string): LineResult {
-  let value: unknown;
+/** Checks and normalises one record. `pricedAt` is the time of a price that comes without `at`. */
+export function checkRecord(input: RecordInput, pricedAt: Instant): RuleResult {
   try {
-    value = JSON.parse(text);
+    return { ok: true, record: toRecord(input, pricedAt) };
   } catch (error) {
-    return { ok: false, reason: `not valid JSON (${error instanceof Error ? error.message : String(error)})` };
-  }
-  try {
-    return { ok: true, record: toRecord(value, importStartedAt) };
-  } catch (error) {
-    if (error instanceof LineProblem) return { ok: false, reason: error.message };
+    if (error instanceof RecordProblem) return { ok: false, reason: error.message };
     throw error;
   }
 }
 
-function toRecord(value: unknown, importStartedAt: string): ImportRecord {
+function toRecord(value: unknown, pricedAt: Instant): DataRecord {
   const line = asObject(value, 'a line');
   const type = line.type;
   if (type === undefined) problem('missing "type" (one of chain, token, price, holding, transaction)');
-  if (typeof type !== 'string' || !(LINE_TYPES as readonly string[]).includes(type)) {
+  if (typeof type !== 'string' || !(RECORD_TYPES as readonly string[]).includes(type)) {
     problem(`unknown type ${show(type)} (expected one of chain, token, price, holding, transaction)`);
   }
-  const lineType = type as LineType;
+  const recordType = type as RecordType;
   try {
-    checkFields(line, ['type', ...FIELDS[lineType]], undefined, (field) => OPTIONAL_FIELDS.has(`${lineType}.${field}`));
-    return toTypedRecord(lineType, line, importStartedAt);
+    checkFields(line, ['type', ...FIELDS[recordType]], undefined, (field) =>
+      OPTIONAL_FIELDS.has(`${recordType}.${field}`),
+    );
+    return toTypedRecord(recordType, line, pricedAt);
   } catch (error) {
-    if (error instanceof LineProblem) problem(`${lineType}: ${error.message}`);
+    if (error instanceof RecordProblem) problem(`${recordType}: ${error.message}`);
     throw error;
   }
 }
 
-function toTypedRecord(type: LineType, line: Record<string, unknown>, importStartedAt: string): ImportRecord {
+function toTypedRecord(type: RecordType, line: Record<string, unknown>, pricedAt: Instant): DataRecord {
   switch (type) {
     case 'chain':
       return toChain(line);
     case 'token':
       return toToken(line);
     case 'price':
-      return toPrice(line, importStartedAt);
+      return toPrice(line, pricedAt);
     case 'holding':
       return toHolding(line);
     case 'transaction':
@@ -234,12 +177,12 @@ function toDeployment(value: unknown, where: string): DeploymentRecord {
   return { chain, address: tokenAddressField(deployment, 'address', chain, where), decimals };
 }
 
-function toPrice(line: Record<string, unknown>, importStartedAt: string): PriceRecord {
+function toPrice(line: Record<string, unknown>, pricedAt: Instant): PriceRecord {
   return {
     type: 'price',
     token_id: tokenIdField(line, 'token_id'),
     usd: usdField(line.usd),
-    at: line.at === undefined ? importStartedAt : instantField(line, 'at'),
+    at: line.at === undefined ? pricedAt : instantField(line, 'at'),
   };
 }
 
@@ -262,7 +205,7 @@ function toTransaction(line: Record<string, unknown>): TransactionRecord {
     id: textField(line, 'id', MAX_ID_LENGTH),
     chain,
     token_address: tokenAddressField(line, 'token_address', chain),
-    from_address: line.from_address === '0' ? '0' : addressField(line, 'from_address', chain),
+    from_address: line.from_address === NO_SENDER ? NO_SENDER : addressField(line, 'from_address', chain),
     to_address: addressField(line, 'to_address', chain),
     value: digitsField(line, 'value', MAX_DIGITS),
     tx_hash: textField(line, 'tx_hash', MAX_ID_LENGTH),
@@ -331,20 +274,25 @@ function tokenIdField(object: Record<string, unknown>, field: string): string {
   return value;
 }
 
-function addressField(object: Record<string, unknown>, field: string, chain: ChainId): string {
+function addressField(object: Record<string, unknown>, field: string, chain: ChainId): CanonicalAddress {
   const value = object[field];
   if (typeof value !== 'string') problem(`${field} must be an address string, got ${show(value)}`);
   const parsed = canonicalAddressOnChain(value, chain);
   if (!parsed.ok) problem(`${field} ${show(value)} is not a ${chain} address: ${parsed.reason}`);
-  return parsed.address.canonical;
+  return parsed.address.canonical as CanonicalAddress;
 }
 
-function tokenAddressField(object: Record<string, unknown>, field: string, chain: ChainId, where?: string): string {
+function tokenAddressField(
+  object: Record<string, unknown>,
+  field: string,
+  chain: ChainId,
+  where?: string,
+): CanonicalTokenAddress {
   const value = object[field];
   if (typeof value !== 'string') problem(`${label(field, where)} must be a string ("0" for the native coin)`);
   const parsed = parseTokenAddress(chain, value);
   if (!parsed.ok) problem(`${label(field, where)} ${show(value)} is not a token address on ${chain}: ${parsed.reason}`);
-  return parsed.canonical;
+  return parsed.canonical as CanonicalTokenAddress;
 }
 
 /** Amounts come as strings: a JSON number cannot carry 78 digits exactly. */
@@ -366,11 +314,11 @@ function blockNumberField(value: unknown): string {
   );
 }
 
-function instantField(object: Record<string, unknown>, field: string): string {
+function instantField(object: Record<string, unknown>, field: string): Instant {
   const value = object[field];
   const instant = parseInstant(value);
   if (instant === undefined) problem(`${field} must be ${INSTANT_RULE}, got ${show(value)}`);
-  return instant;
+  return instant as Instant;
 }
 
 /** A JSON number (finite, not negative) or a decimal string such as "0.000000012", for prices beyond double precision. */

@@ -1,0 +1,177 @@
+import { Injectable } from '@nestjs/common';
+import { Db, Sql } from '../../../database/db.service';
+import { ROWS_PER_STATEMENT } from '../../../database/sql';
+import { IngestRepository } from '../ingest.repository';
+import type { RecordSource, SourceBatch, SourceItem } from '../sources/record-source';
+import { RecordValidator } from '../validation/record-validator';
+import type { RuleResult } from '../validation/record-rules';
+import { BatchWriter } from './batch-writer';
+import { KeptStateHook } from './kept-state.hook';
+import { PendingWrites } from './pending-writes';
+import { BatchTally, RunOptions, SinkReport, SinkRun } from './sink-run';
+import type { WriteHook } from './write-hook';
+
+/**
+ * - `whole-input`: everything in one transaction, all or nothing. Unless `skipInvalid`, an invalid
+ *   record stops the writing, validation goes on to the end so that every problem is reported,
+ *   and then nothing is committed. For files.
+ * - `per-batch`: each source batch in a transaction of its own. A failure rolls back its own
+ *   batch only, and the run stops there: the batches before it stay committed. Unless
+ *   `skipInvalid`, a batch with an invalid record is not written and stops the run. For live
+ *   sources, whose batch is a block range.
+ */
+export type CommitPolicy = 'whole-input' | 'per-batch';
+
+export interface SinkOptions extends RunOptions {
+  policy: CommitPolicy;
+  /** Run in each write transaction after the sink's own (KeptStateHook), in this order. */
+  hooks?: readonly WriteHook[];
+}
+
+/** Thrown inside a whole-input transaction to roll it back when invalid records forbid the commit. */
+class RolledBack extends Error {}
+
+/**
+ * The one way records reach the database: every record from every source is validated here
+ * (field rules and catalog, see RecordValidator), written through IngestRepository in multi-row
+ * upserts, and committed as the commit policy says, with the write hooks run inside each
+ * transaction. A database error, a failing hook or a failing source rejects with that error,
+ * after rolling back what was not committed.
+ */
+@Injectable()
+export class RecordSink {
+  constructor(
+    private readonly db: Db,
+    private readonly repository: IngestRepository,
+    private readonly keptState: KeptStateHook,
+  ) {}
+
+  async write(source: RecordSource, options: SinkOptions): Promise<SinkReport> {
+    const run = new SinkRun(options);
+    const hooks = [this.keptState, ...(options.hooks ?? [])];
+    return options.policy === 'whole-input'
+      ? this.writeWholeInput(source, run, hooks)
+      : this.writePerBatch(source, run, hooks);
+  }
+
+  private async writeWholeInput(source: RecordSource, run: SinkRun, hooks: readonly WriteHook[]): Promise<SinkReport> {
+    let failure: { error: unknown } | undefined;
+    try {
+      await this.db.transaction(async (tx) => {
+        // A source can be read only once. Should the database run the transaction again (a
+        // deadlock victim), it fails as the first attempt did rather than commit the input's rest.
+        if (failure !== undefined) throw failure.error;
+        try {
+          await this.consumeWholeInput(tx, source, run, hooks);
+        } catch (error) {
+          failure = { error };
+          throw error;
+        }
+      });
+    } catch (error) {
+      if (!(error instanceof RolledBack)) throw error;
+      return run.report(false);
+    }
+    run.committed();
+    return run.report(true);
+  }
+
+  /**
+   * Validates record after record and hands a batch to the writer whenever ROWS_PER_STATEMENT are
+   * waiting; the writer writes it while the next one is read and checked.
+   */
+  private async consumeWholeInput(
+    tx: Sql,
+    source: RecordSource,
+    run: SinkRun,
+    hooks: readonly WriteHook[],
+  ): Promise<void> {
+    const validator = new RecordValidator(await this.repository.loadCatalog(tx), run.startedAt);
+    const writer = new BatchWriter<PendingWrites>((pending) => this.writeRecords(tx, pending, hooks));
+    try {
+      let pending = new PendingWrites();
+      for await (const batch of source) {
+        for (const item of batch.items) {
+          const checked = check(item, validator);
+          if (!checked.ok) {
+            run.invalid(item.position, checked.reason);
+            if (!run.writing) pending.clear();
+            continue;
+          }
+          run.valid(checked.record.type);
+          if (!run.writing) continue;
+          pending.add(checked.record);
+          if (pending.size >= ROWS_PER_STATEMENT) {
+            await writer.submit(pending);
+            pending = new PendingWrites();
+          }
+        }
+        run.read(lastPosition(batch));
+      }
+      await writer.finished();
+      if (!run.writing) throw new RolledBack();
+      if (pending.size > 0) await writer.submit(pending);
+      await writer.finished();
+      for (const hook of hooks) await hook.beforeCommit?.(tx);
+    } finally {
+      // Whatever went wrong, no write may still be running when the transaction ends.
+      await writer.settled();
+    }
+  }
+
+  private async writePerBatch(source: RecordSource, run: SinkRun, hooks: readonly WriteHook[]): Promise<SinkReport> {
+    for await (const batch of source) {
+      const outcome = await this.db.transaction((tx) => this.writeOneBatch(tx, batch, run, hooks));
+      run.add(outcome.tally);
+      if (outcome.written) run.committed();
+      run.read(lastPosition(batch));
+      if (!outcome.written) return run.report(false);
+    }
+    return run.report(true);
+  }
+
+  /** Checks the whole batch first: a batch that may not be written leaves the database as it was. */
+  private async writeOneBatch(
+    tx: Sql,
+    batch: SourceBatch,
+    run: SinkRun,
+    hooks: readonly WriteHook[],
+  ): Promise<{ tally: BatchTally; written: boolean }> {
+    // Read again in every transaction, so that the checks see what other writers committed since.
+    const validator = new RecordValidator(await this.repository.loadCatalog(tx), run.startedAt);
+    const tally = new BatchTally();
+    const pending = new PendingWrites();
+    for (const item of batch.items) {
+      const checked = check(item, validator);
+      if (checked.ok) {
+        tally.valid(checked.record.type);
+        pending.add(checked.record);
+      } else {
+        tally.invalid(item.position, checked.reason);
+      }
+    }
+    if (tally.problems.length > 0 && !run.skipInvalid) return { tally, written: false };
+    await this.writeRecords(tx, pending, hooks);
+    for (const hook of hooks) await hook.beforeCommit?.(tx);
+    return { tally, written: true };
+  }
+
+  /** Referenced rows first: tokens and their deployments before the prices and holdings that point at them. */
+  private async writeRecords(tx: Sql, pending: PendingWrites, hooks: readonly WriteHook[]): Promise<void> {
+    const records = pending.records();
+    await this.repository.updateChains(tx, records.chains);
+    await this.repository.upsertTokens(tx, records.tokens);
+    await this.repository.upsertPrices(tx, records.prices);
+    await this.repository.upsertHoldings(tx, records.holdings);
+    await this.repository.upsertTransactions(tx, records.transactions);
+    for (const hook of hooks) await hook.afterBatch?.(tx, records);
+  }
+}
+
+function check(item: SourceItem, validator: RecordValidator): RuleResult {
+  return item.problem === undefined ? validator.check(item.record) : { ok: false, reason: item.problem };
+}
+
+function lastPosition(batch: SourceBatch): number | undefined {
+  return batch.end ?? batch.items[batch.items.length - 1]?.position;
+}

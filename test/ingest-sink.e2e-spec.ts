@@ -1,0 +1,363 @@
+import type { HoldingInput, RecordInput } from '../src/core/records/record-input';
+import { Db, Sql } from '../src/database/db.service';
+import { dataRevision } from '../src/database/revisions';
+import { list, sql } from '../src/database/sql';
+import { IngestService } from '../src/modules/ingest/ingest.service';
+import type { WrittenRecords } from '../src/modules/ingest/sink/pending-writes';
+import { CommitPolicy, RecordSink } from '../src/modules/ingest/sink/record-sink';
+import type { WriteHook } from '../src/modules/ingest/sink/write-hook';
+import type { SourceBatch } from '../src/modules/ingest/sources/record-source';
+import { deployment, evmAddress, ndjson, TestAddress } from './support/factories';
+import { DATABASES, startOnFreshDatabase, TestApp } from './support/test-app';
+
+/**
+ * Service tests of the ingest pipeline on a real database: the sink (taken from the Nest app) with
+ * its commit policies and write hooks, fed by in-memory sources rather than files.
+ */
+
+const TETHER = deployment('tether', 'ethereum').address;
+
+function holders(group: string, count: number): TestAddress[] {
+  return Array.from({ length: count }, (_v, index) => evmAddress(`${group}-${index}`));
+}
+
+function holding(holder: TestAddress): HoldingInput {
+  return {
+    type: 'holding',
+    chain: 'ethereum',
+    address: holder.input,
+    token_address: TETHER,
+    balance: '1',
+    updated_at: '2024-07-01T00:00:00Z',
+  };
+}
+
+/** One batch per group of holders, positions numbered on from one batch to the next. */
+function batchesOf(groups: readonly (readonly RecordInput[])[]): SourceBatch[] {
+  let position = 0;
+  return groups.map((records) => ({ items: records.map((record) => ({ position: ++position, record })) }));
+}
+
+/** An in-memory source that counts the batches taken from it and can fail after the given ones. */
+function inMemory(batches: readonly SourceBatch[], failure?: Error): AsyncIterable<SourceBatch> & { taken: number } {
+  const source = {
+    taken: 0,
+    async *[Symbol.asyncIterator]() {
+      for (const batch of batches) {
+        source.taken += 1;
+        // A source answers later, as a node or a file does.
+        await new Promise((resolve) => setImmediate(resolve));
+        yield batch;
+      }
+      if (failure !== undefined) throw failure;
+    },
+  };
+  return source;
+}
+
+/** A hook that throws once the written records include the given holder: after that batch's rows are written. */
+function failingAt(holder: TestAddress, message: string): WriteHook {
+  return {
+    afterBatch: (_tx: Sql, records: WrittenRecords) => {
+      if (records.holdings.some((row) => row.address === holder.canonical)) throw new Error(message);
+      return Promise.resolve();
+    },
+  };
+}
+
+describe.each(DATABASES)('ingest sink on %s', (kind) => {
+  let t: TestApp;
+  let db: Db;
+  let sink: RecordSink;
+
+  beforeAll(async () => {
+    t = await startOnFreshDatabase(kind);
+    db = t.app.get(Db);
+    sink = t.app.get(RecordSink);
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  /** How many of the holders hold tether on ethereum in the database. */
+  async function stored(addresses: readonly TestAddress[]): Promise<number> {
+    const rows = await db.query<{ n: number | string }>(
+      sql`SELECT COUNT(*) AS n FROM holdings WHERE chain = 'ethereum' AND token_address = ${TETHER}
+          AND address IN (${list(addresses.map((address) => address.canonical))})`,
+    );
+    return Number(rows[0]?.n);
+  }
+
+  async function hookRows(prefix: string): Promise<{ name: string; value: string }[]> {
+    const rows = await db.query<{ name: string; value: number | string }>(
+      sql`SELECT name, value FROM revisions WHERE name LIKE ${`${prefix}%`} ORDER BY name`,
+    );
+    return rows.map((row) => ({ name: row.name, value: String(row.value) }));
+  }
+
+  describe('per-batch policy', () => {
+    it('commits each batch on its own: when batch 3 fails, batches 1 and 2 stay and batch 3 is absent', async () => {
+      const groups = [1, 2, 3, 4].map((index) => holders(`per-batch-fail-${index}`, 5));
+      const source = inMemory(batchesOf(groups.map((group) => group.map(holding))));
+      const revision = await dataRevision(db);
+
+      await expect(
+        sink.write(source, { policy: 'per-batch', hooks: [failingAt(groups[2]![0]!, 'batch 3 failed')] }),
+      ).rejects.toThrow('batch 3 failed');
+
+      expect(await Promise.all(groups.map(stored))).toEqual([5, 5, 0, 0]);
+      expect(source.taken).toBe(3);
+      expect(await dataRevision(db)).toBe(revision + 2);
+    });
+
+    it('stops at a batch with an invalid record: the batches before it stay, none of that batch is written', async () => {
+      const groups = [1, 2, 3, 4].map((index) => holders(`per-batch-invalid-${index}`, 4));
+      const records = groups.map((group) => group.map(holding));
+      records[2]![1] = { ...records[2]![1]!, balance: '-5' };
+      const source = inMemory(batchesOf(records));
+      const revision = await dataRevision(db);
+
+      const report = await sink.write(source, { policy: 'per-batch' });
+
+      expect(report).toMatchObject({
+        committed: false,
+        commits: 2,
+        read: 12,
+        invalid: 1,
+        invalidItems: [{ position: 10, reason: 'holding: balance must be a string of 1 to 78 digits, got "-5"' }],
+      });
+      expect(await Promise.all(groups.map(stored))).toEqual([4, 4, 0, 0]);
+      expect(source.taken).toBe(3);
+      expect(await dataRevision(db)).toBe(revision + 2);
+    });
+
+    it('writes the valid records of every batch with skipInvalid', async () => {
+      const groups = [1, 2].map((index) => holders(`per-batch-skip-${index}`, 3));
+      const records = groups.map((group) => group.map(holding));
+      records[0]![0] = { ...records[0]![0]!, updated_at: '2024-07-01' };
+      const report = await sink.write(inMemory(batchesOf(records)), { policy: 'per-batch', skipInvalid: true });
+      expect(report).toMatchObject({ committed: true, commits: 2, invalid: 1, valid: { holding: 5 } });
+      expect(await Promise.all(groups.map(stored))).toEqual([2, 3]);
+    });
+
+    it('keeps the batches committed before the source fails', async () => {
+      const groups = [1, 2].map((index) => holders(`per-batch-source-${index}`, 3));
+      const source = inMemory(batchesOf(groups.map((group) => group.map(holding))), new Error('node went away'));
+      await expect(sink.write(source, { policy: 'per-batch' })).rejects.toThrow('node went away');
+      expect(await Promise.all(groups.map(stored))).toEqual([3, 3]);
+    });
+  });
+
+  describe('whole-input policy', () => {
+    it('commits everything in one transaction, writing up to ROWS_PER_STATEMENT records at a time', async () => {
+      const group = holders('whole-ok', 1200);
+      const sizes: number[] = [];
+      const revision = await dataRevision(db);
+      const report = await sink.write(
+        inMemory(batchesOf([group.slice(0, 400), group.slice(400, 800), group.slice(800)].map((g) => g.map(holding)))),
+        {
+          policy: 'whole-input',
+          hooks: [{ afterBatch: (_tx, records) => Promise.resolve(void sizes.push(records.holdings.length)) }],
+        },
+      );
+      expect(report).toMatchObject({ committed: true, commits: 1, read: 1200, valid: { holding: 1200 } });
+      expect(sizes).toEqual([500, 500, 200]);
+      expect(await stored(group)).toBe(1200);
+      expect(await dataRevision(db)).toBe(revision + 1);
+    });
+
+    it('writes nothing when any record is invalid, and still reports every one', async () => {
+      const groups = [1, 2, 3].map((index) => holders(`whole-invalid-${index}`, 300));
+      const records = groups.map((group) => group.map(holding));
+      records[0]![5] = { ...records[0]![5]!, chain: 'tron' };
+      records[2]![299] = { ...records[2]![299]!, balance: '1.5' };
+      const revision = await dataRevision(db);
+
+      const report = await sink.write(inMemory(batchesOf(records)), { policy: 'whole-input' });
+
+      expect(report).toMatchObject({ committed: false, commits: 0, read: 900, invalid: 2, valid: { holding: 898 } });
+      expect(report.invalidItems.map((item) => item.position)).toEqual([6, 900]);
+      expect(await Promise.all(groups.map(stored))).toEqual([0, 0, 0]);
+      expect(await dataRevision(db)).toBe(revision);
+    });
+
+    it('writes nothing when a write fails after earlier records were written', async () => {
+      const group = holders('whole-write-fails', 1200);
+      const source = inMemory(batchesOf([group.slice(0, 600), group.slice(600)].map((g) => g.map(holding))));
+      const revision = await dataRevision(db);
+      // The first group of 500 is written; the failure comes with the second.
+      await expect(
+        sink.write(source, { policy: 'whole-input', hooks: [failingAt(group[700]!, 'disk full')] }),
+      ).rejects.toThrow('disk full');
+      expect(await stored(group)).toBe(0);
+      expect(await dataRevision(db)).toBe(revision);
+    });
+
+    it('writes nothing when the source fails part-way', async () => {
+      const group = holders('whole-source-fails', 700);
+      const source = inMemory(batchesOf([group.map(holding)]), new Error('unexpected end of file'));
+      await expect(sink.write(source, { policy: 'whole-input' })).rejects.toThrow('unexpected end of file');
+      expect(await stored(group)).toBe(0);
+    });
+  });
+
+  describe('write hooks', () => {
+    /** Writes, in the transaction, how many of the batch's holdings that transaction can already read. */
+    function recordingHook(prefix: string): WriteHook {
+      let calls = 0;
+      return {
+        afterBatch: async (tx, records) => {
+          calls += 1;
+          const visible = await tx.query<{ n: number | string }>(
+            sql`SELECT COUNT(*) AS n FROM holdings WHERE chain = 'ethereum' AND token_address = ${TETHER}
+                AND address IN (${list(records.holdings.map((row) => row.address))})`,
+          );
+          await tx.execute(
+            sql`INSERT INTO revisions (name, value) VALUES (${`${prefix}${calls}`}, ${Number(visible[0]?.n)})`,
+          );
+        },
+      };
+    }
+
+    it.each<CommitPolicy>(['per-batch', 'whole-input'])(
+      'run inside the write transaction under %s: they see its rows, and what they write commits with them',
+      async (policy) => {
+        const prefix = `hook-ok-${policy}:`;
+        const groups = [1, 2].map((index) => holders(`hook-ok-${policy}-${index}`, 3));
+        await sink.write(inMemory(batchesOf(groups.map((group) => group.map(holding)))), {
+          policy,
+          hooks: [recordingHook(prefix)],
+        });
+        const expected =
+          policy === 'per-batch'
+            ? [
+                { name: `${prefix}1`, value: '3' },
+                { name: `${prefix}2`, value: '3' },
+              ]
+            : [{ name: `${prefix}1`, value: '6' }];
+        expect(await hookRows(prefix)).toEqual(expected);
+      },
+    );
+
+    it('roll back with the batch that fails after them (per-batch)', async () => {
+      const prefix = 'hook-rollback-per-batch:';
+      const groups = [1, 2].map((index) => holders(`hook-rollback-per-batch-${index}`, 3));
+      let commits = 0;
+      const failOnSecondCommit: WriteHook = {
+        beforeCommit: () => (++commits === 2 ? Promise.reject(new Error('commit refused')) : Promise.resolve()),
+      };
+      await expect(
+        sink.write(inMemory(batchesOf(groups.map((group) => group.map(holding)))), {
+          policy: 'per-batch',
+          hooks: [recordingHook(prefix), failOnSecondCommit],
+        }),
+      ).rejects.toThrow('commit refused');
+      expect(await hookRows(prefix)).toEqual([{ name: `${prefix}1`, value: '3' }]);
+      expect(await Promise.all(groups.map(stored))).toEqual([3, 0]);
+    });
+
+    it('roll back with the input when a later record is invalid (whole-input)', async () => {
+      const prefix = 'hook-rollback-whole:';
+      const group = holders('hook-rollback-whole', 600);
+      const records = group.map(holding);
+      records[599] = { ...records[599]!, token_address: 'not-a-token' };
+      const report = await sink.write(inMemory(batchesOf([records.slice(0, 550), records.slice(550)])), {
+        policy: 'whole-input',
+        hooks: [recordingHook(prefix)],
+      });
+      expect(report).toMatchObject({ committed: false, invalid: 1 });
+      expect(await hookRows(prefix)).toEqual([]);
+      expect(await stored(group)).toBe(0);
+    });
+  });
+
+  describe('a source other than NDJSON', () => {
+    /** Typed records, as a live source would build them; the third and the fifth are invalid. */
+    const records = (id: string, token: TestAddress, holder: TestAddress): RecordInput[] => [
+      {
+        type: 'token',
+        id,
+        name: 'Memory Token',
+        symbol: 'MEM',
+        icon_url: 'https://example.com/mem.png',
+        deployments: [{ chain: 'base', address: token.input, decimals: 6 }],
+      },
+      { type: 'price', token_id: id, usd: 1e-7, at: '2024-07-01T00:00:00Z' },
+      {
+        type: 'holding',
+        chain: 'base',
+        // One letter in the wrong case: the EIP-55 checksum fails.
+        address: holder.input.replace(/[a-f]/, (letter) => letter.toUpperCase()),
+        token_address: token.input,
+        balance: '7',
+        updated_at: '2024-07-01T00:00:00Z',
+      },
+      {
+        type: 'holding',
+        chain: 'base',
+        address: holder.input,
+        token_address: token.input,
+        balance: '007',
+        updated_at: '2024-07-01T00:00:00Z',
+      },
+      { type: 'price', token_id: `${id}-unknown`, usd: '2' },
+      {
+        type: 'transaction',
+        id: `${id}:tx`,
+        chain: 'base',
+        token_address: token.input,
+        from_address: '0',
+        to_address: holder.input,
+        value: '7',
+        tx_hash: '0xabc',
+        block_number: 19,
+        block_hash: '0xdef',
+        block_time: '2024-07-01T00:00:00.5Z',
+      },
+    ];
+
+    it.each<CommitPolicy>(['whole-input', 'per-batch'])(
+      'goes through the same validation as a file under %s: an invalid record is reported, not written',
+      async (policy) => {
+        const id = `memory-${policy}`;
+        const token = evmAddress(`${id}-token`);
+        const holder = evmAddress(`${id}-holder`);
+        const input = records(id, token, holder);
+        const fromFile = await t.app.get(IngestService).import([ndjson(input)]);
+        expect(fromFile.committed).toBe(false);
+
+        const report = await sink.write(inMemory(batchesOf([input.slice(0, 3), input.slice(3)])), {
+          policy,
+          skipInvalid: true,
+        });
+
+        expect(report).toMatchObject({
+          committed: true,
+          commits: policy === 'per-batch' ? 2 : 1,
+          valid: { token: 1, price: 1, holding: 1, transaction: 1 },
+          invalid: 2,
+        });
+        expect(report.invalidItems).toEqual(
+          fromFile.invalidLines.map(({ line, reason }) => ({ position: line, reason })),
+        );
+        expect(report.invalidItems.map((item) => item.reason)).toEqual([
+          expect.stringMatching(/^holding: address .* is not a base address: .*EIP-55/),
+          `price: unknown token_id "${id}-unknown" (not in the database, nor in an earlier token line)`,
+        ]);
+        expect(
+          await db.query(sql`SELECT address, CAST(balance AS TEXT) AS balance FROM holdings WHERE chain = 'base'
+            AND token_address = ${token.canonical}`),
+        ).toEqual([{ address: holder.canonical, balance: '7' }]);
+        const [price] = await db.query<{ usd: string }>(
+          sql`SELECT CAST(usd AS TEXT) AS usd FROM prices WHERE token_id = ${id}`,
+        );
+        expect(price?.usd).toBe('0.0000001');
+        const [transfer] = await db.query<{ block_number: number | string }>(
+          sql`SELECT block_number FROM transactions WHERE id = ${`${id}:tx`}`,
+        );
+        expect(String(transfer?.block_number)).toBe('19');
+      },
+    );
+  });
+});
