@@ -4,6 +4,7 @@ import { Data1763700000002 } from './1763700000002-data';
 import { TransactionPaging1763700000003 } from './1763700000003-transaction-paging';
 import { StatsIndexes1763700000010 } from './1763700000010-stats-indexes';
 import { StatsRevisions1763700000011 } from './1763700000011-stats-revisions';
+import { ChainRegistry1763700000020 } from './1763700000020-chain-registry';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   TransactionPaging1763700000003,
   StatsIndexes1763700000010,
   StatsRevisions1763700000011,
+  ChainRegistry1763700000020,
 ];

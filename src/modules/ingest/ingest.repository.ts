@@ -38,12 +38,11 @@ export class IngestRepository {
         tx_url,
         address_url,
       }));
-      await tx.execute('UPDATE chains SET name = $1, icon_url = $2, explorers = $3 WHERE chain = $4', [
-        chain.name,
-        chain.icon_url,
-        JSON.stringify(explorers),
-        chain.chain,
-      ]);
+      // display_source 'import': start-up seeding keeps this display data (migration 1763700000020).
+      await tx.execute(
+        "UPDATE chains SET name = $1, icon_url = $2, explorers = $3, display_source = 'import' WHERE chain = $4",
+        [chain.name, chain.icon_url, JSON.stringify(explorers), chain.chain],
+      );
     }
   }
 
