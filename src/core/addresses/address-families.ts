@@ -13,12 +13,11 @@ export interface ParsedAddress {
 
 export type AddressParseResult = { ok: true; address: ParsedAddress } | { ok: false; reason: string };
 
-/** The chains of each family, in `CHAIN_IDS` order, as the registry entries declare them. */
+/** The chains whose registry entries accept the family, in registry (`CHAIN_IDS`) order. */
+const familyMembers = (family: AddressFamily) => CHAINS.filter((chain) => chain.families.includes(family));
+
 const FAMILY_CHAINS: ReadonlyMap<AddressFamily, readonly ChainId[]> = new Map(
-  ADDRESS_FAMILIES.map((family) => [
-    family,
-    CHAINS.filter((chain) => chain.families.includes(family)).map((chain) => chain.id),
-  ]),
+  ADDRESS_FAMILIES.map((family) => [family, familyMembers(family).map((chain) => chain.id)]),
 );
 
 export function chainsOfFamily(family: AddressFamily): ChainId[] {
@@ -37,7 +36,7 @@ function labelAfterChains(family: AddressFamily): string {
 
 /** The display names of the family's chains, as messages write them: "Sui/Aptos". */
 export function chainNamesOfFamily(family: AddressFamily): string {
-  return CHAINS.filter((chain) => chain.families.includes(family))
+  return familyMembers(family)
     .map((chain) => chain.name)
     .join('/');
 }
