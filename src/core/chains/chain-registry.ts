@@ -42,9 +42,9 @@ interface ChainFacts<Id extends string> {
   readonly explorers: readonly [Explorer, ...Explorer[]];
   /**
    * How many blocks behind the head a follower of the chain stays unless `CONFIRMATIONS_<CHAIN>`
-   * says otherwise. The follower undoes reorganisations it meets anyway, so this trades how fresh
-   * the data is against how often a written block has to be undone; the reason for each value is
-   * beside it.
+   * says otherwise (contract §10). A follower undoes the reorganisations it meets anyway, so this
+   * trades how fresh the data is against how often a written block has to be undone; the reason
+   * for each value is beside it.
    */
   readonly defaultConfirmations: number;
 }
@@ -129,9 +129,9 @@ const APT: NativeToken = { coingeckoId: 'aptos', name: 'Aptos', symbol: 'APT', d
 /**
  * Confirmations of the chains chaintags cannot follow yet are the starting values for their
  * future followers: 6 blocks on the proof-of-work chains (the depth Bitcoin wallets customarily
- * wait for, kept for Bitcoin Cash and Dogecoin, which share its consensus rules); 0 on TON, Sui
- * and Aptos, whose BFT consensus never reverts a committed block or checkpoint; 32 slots on
- * Solana, where a block is finalized (rooted) once 31 confirmed blocks are built on it.
+ * wait for, kept for Bitcoin Cash and Dogecoin, longest-chain designs derived from Bitcoin's);
+ * 0 on TON, Sui and Aptos, whose BFT consensus never reverts a committed block or checkpoint;
+ * 32 slots on Solana, where a block is finalized (rooted) once 31 confirmed blocks are built on it.
  *
  * Arbitrum One and OP Mainnet show their network token's logo (ARB, OP); Base, which has no token
  * of its own, shows ETH's, its native coin.
