@@ -40,8 +40,11 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { base58, bech32, createBase58check } from '@scure/base';
 import { Address } from '@ton/core';
 import { getAddress } from 'viem';
-import { canonicalAddressOnChain } from '../src/core/addresses';
+import { canonicalAddressOnChain, type AddressFamily } from '../src/core/addresses';
+import { chainsOfFamily } from '../src/core/addresses/address-families';
+import { ADDRESS_FAMILIES } from '../src/core/addresses/families';
 import { CHAIN_IDS, ChainId } from '../src/core/chains/chain-ids';
+import { MAX_TAGS_PER_ADDRESS } from '../src/core/tags/tag-rules';
 import { TOKENS } from '../src/database/reference-data';
 import { TRANSACTION_FIELDS } from '../src/core/records/transaction-fields';
 import { syntheticTxHash } from '../scripts/lib/tx-hash';
@@ -69,7 +72,6 @@ export const DEFAULT_DATASET: DatasetOptions = {
 export const BENCH_ACCOUNTS = ['bench_a', 'bench_b', 'bench_c'] as const;
 /** The largest tag of each account has this many addresses (fewer when the dataset has fewer). */
 export const BIG_TAG_SIZE = 10_000;
-export const MAX_TAGS_PER_ADDRESS = 50;
 
 export interface TagPlan {
   account: string;
@@ -237,10 +239,8 @@ class Random {
 const HEX = Array.from({ length: 256 }, (_unused, byte) => byte.toString(16).padStart(2, '0'));
 const base58check = createBase58check(sha256);
 
-type Family = 'evm' | 'bitcoin_segwit' | 'bitcoin_legacy' | 'bitcoin_cash' | 'dogecoin' | 'solana' | 'ton' | 'move';
-
 /** Share of the address population per family, in percent. */
-const FAMILY_SHARE: readonly [Family, number][] = [
+const FAMILY_SHARE: readonly [AddressFamily, number][] = [
   ['evm', 55],
   ['bitcoin_segwit', 6],
   ['bitcoin_legacy', 4],
@@ -251,19 +251,13 @@ const FAMILY_SHARE: readonly [Family, number][] = [
   ['move', 8],
 ];
 
-const FAMILY_CHAINS: Record<Family, readonly ChainId[]> = {
-  evm: ['ethereum', 'bnb', 'polygon', 'arbitrum', 'optimism', 'base'],
-  bitcoin_segwit: ['bitcoin'],
-  bitcoin_legacy: ['bitcoin', 'bitcoincash'],
-  bitcoin_cash: ['bitcoincash'],
-  dogecoin: ['dogecoin'],
-  solana: ['solana'],
-  ton: ['ton'],
-  move: ['sui', 'aptos'],
-};
+/** The chains each family's addresses are valid on, from the chain registry. */
+const FAMILY_CHAINS = new Map(ADDRESS_FAMILIES.map((family) => [family, chainsOfFamily(family)]));
+const chainsOf = (family: AddressFamily): readonly ChainId[] => FAMILY_CHAINS.get(family) ?? [];
+const EVM_CHAINS = chainsOf('evm');
 
-/** Share of the transactions per chain, in percent. */
-const CHAIN_SHARE: Record<ChainId, number> = {
+/** Share of the transactions per chain, in percent; a chain not listed gets 1. */
+const CHAIN_SHARE: Partial<Record<ChainId, number>> = {
   bitcoin: 8,
   ethereum: 20,
   bnb: 12,
@@ -312,7 +306,7 @@ interface Population {
   /** As a wallet prints it. */
   spelling: string[];
   canonical: string[];
-  family: Family[];
+  family: AddressFamily[];
   /** Address indexes by chain, most active first. */
   pools: Map<ChainId, number[]>;
 }
@@ -370,7 +364,7 @@ export function generateDataset(
   const byChain = new Map<ChainId, Deployment[]>(
     CHAIN_IDS.map((chain) => [chain, deployments.all.filter((d) => d.chain === chain)]),
   );
-  const chainPicker = weightedPicker(CHAIN_IDS.map((chain) => [chain, CHAIN_SHARE[chain]] as const));
+  const chainPicker = weightedPicker(CHAIN_IDS.map((chain) => [chain, CHAIN_SHARE[chain] ?? 1] as const));
   /** An address drawn like a transaction's sender: the busier an address, the likelier. */
   const activeAddress = (): number => {
     const pool = population.pools.get(chainPicker(random))!;
@@ -461,7 +455,7 @@ function buildPopulation(random: Random, count: number): Population {
   const familyPicker = weightedPicker(FAMILY_SHARE);
   const spelling: string[] = [];
   const canonical: string[] = [];
-  const family: Family[] = [];
+  const family: AddressFamily[] = [];
   for (let index = 0; index < count; index += 1) {
     const chosen = familyPicker(random);
     const address = newAddress(random, chosen);
@@ -471,7 +465,7 @@ function buildPopulation(random: Random, count: number): Population {
   }
   // Every spelling must be what chaintags reads back as the canonical form, on every chain of the family.
   for (let index = 0; index < count; index += 1) {
-    for (const chain of FAMILY_CHAINS[family[index]!]) {
+    for (const chain of chainsOf(family[index]!)) {
       const parsed = canonicalAddressOnChain(spelling[index]!, chain);
       if (!parsed.ok || parsed.address.canonical !== canonical[index]) {
         throw new Error(`generated an address chaintags reads differently on ${chain}: ${spelling[index]}`);
@@ -482,20 +476,20 @@ function buildPopulation(random: Random, count: number): Population {
   for (const chain of CHAIN_IDS) {
     const members: number[] = [];
     for (let index = 0; index < count; index += 1) {
-      if (FAMILY_CHAINS[family[index]!].includes(chain)) members.push(index);
+      if (chainsOf(family[index]!).includes(chain)) members.push(index);
     }
     if (members.length === 0) throw new Error(`no addresses on ${chain}: the dataset needs more addresses`);
     pools.set(chain, members);
   }
   // One ranking for all EVM chains, so the same addresses are busy everywhere; others rank on their own.
-  const evmRanking = random.shuffle([...pools.get('ethereum')!]);
+  const evmRanking = random.shuffle([...pools.get(EVM_CHAINS[0]!)!]);
   for (const chain of CHAIN_IDS) {
-    pools.set(chain, FAMILY_CHAINS.evm.includes(chain) ? evmRanking : random.shuffle(pools.get(chain)!));
+    pools.set(chain, EVM_CHAINS.includes(chain) ? evmRanking : random.shuffle(pools.get(chain)!));
   }
   return { spelling, canonical, family, pools };
 }
 
-function newAddress(random: Random, family: Family): { spelling: string; canonical: string } {
+function newAddress(random: Random, family: AddressFamily): { spelling: string; canonical: string } {
   switch (family) {
     case 'evm': {
       const canonical = `0x${random.hex(20)}`;
@@ -555,7 +549,7 @@ function buildDeployments(random: Random): {
   );
   const prices = new Map(TOKENS.map((token) => [token.id, SHIPPED_USD[token.id] ?? 1]));
   const extraTokens: TokenLine[] = [];
-  const hosts: ChainId[] = [...FAMILY_CHAINS.evm, 'solana'];
+  const hosts: ChainId[] = [...EVM_CHAINS, 'solana'];
   for (let index = 1; index <= EXTRA_TOKENS; index += 1) {
     const id = `bench-token-${String(index).padStart(3, '0')}`;
     const chains = random.shuffle([...hosts]).slice(0, 1 + random.below(4));
@@ -616,7 +610,7 @@ function writeHoldings(
   let written = 0;
   for (let attempt = 0; written < count && attempt < count * 4; attempt += 1) {
     const index = random.chance(0.75) ? random.below(population.canonical.length) : activeAddress();
-    const chain = random.pick(FAMILY_CHAINS[population.family[index]!]);
+    const chain = random.pick(chainsOf(population.family[index]!));
     const candidates = byChain.get(chain)!;
     const deployment = random.chance(0.5) ? candidates.find((d) => d.address === '0')! : random.pick(candidates);
     const key = `${index} ${chain} ${deployment.address}`;
@@ -638,8 +632,11 @@ function writeHoldings(
   if (written < count) throw new Error(`only ${written} distinct holdings fit; use more addresses`);
 }
 
-/** Each chain's block height at the start of the dataset's year, so block numbers look like that chain's. */
-const BLOCK_HEIGHT: Record<ChainId, number> = {
+/**
+ * Each chain's block height at the start of the dataset's year, so block numbers look like that
+ * chain's; a chain not listed starts at 1,000,000.
+ */
+const BLOCK_HEIGHT: Partial<Record<ChainId, number>> = {
   bitcoin: 880_000,
   ethereum: 21_500_000,
   bnb: 45_000_000,
@@ -670,7 +667,7 @@ function writeTransactions(
   row: Row,
 ): Int32Array {
   const perAddress = new Int32Array(population.canonical.length);
-  const height = new Map(CHAIN_IDS.map((chain) => [chain, BLOCK_HEIGHT[chain]]));
+  const height = new Map(CHAIN_IDS.map((chain) => [chain, BLOCK_HEIGHT[chain] ?? 1_000_000]));
   const previous = new Map<ChainId, { hash: string; blockHash: string; index: number }>();
   for (let index = 0; index < count; index += 1) {
     const chain = chainPicker(random);

@@ -1,8 +1,9 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { version } from '../package.json';
+import { CHAINS } from './core/chains/chain-registry';
 
-const DESCRIPTION = `Tag blockchain addresses and read address, tag, token-holding and transaction data across 13 chains.
+const DESCRIPTION = `Tag blockchain addresses and read address, tag, token-holding and transaction data across ${CHAINS.length} chains.
 
 Every route under /v2 needs an API key, passed as the \`api_key\` query parameter or the \`X-API-Key\` header.
 Errors share one body: \`{"statusCode", "error", "code", "message", "details"?}\`.

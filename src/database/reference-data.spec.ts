@@ -2,9 +2,11 @@ import { isAddress as isSolanaAddress } from '@solana/addresses';
 import { Address as TonAddress } from '@ton/core';
 import { getAddress } from 'viem';
 import { CHAIN_IDS, isChainId, type ChainId } from '../core/chains/chain-ids';
-import { CHAINS, TOKENS, type DeploymentSeed } from './reference-data';
+import { CHAINS } from '../core/chains/chain-registry';
+import { explorersJson, TOKENS, type DeploymentSeed } from './reference-data';
 
-const EVM_CHAIN_IDS: Partial<Record<ChainId, number>> = {
+/** Contract §9: the EIP-155 chain id of each EVM chain; every other chain has -1. */
+const CONTRACT_EVM_CHAIN_IDS: Partial<Record<ChainId, number>> = {
   ethereum: 1,
   bnb: 56,
   polygon: 137,
@@ -13,7 +15,8 @@ const EVM_CHAIN_IDS: Partial<Record<ChainId, number>> = {
   base: 8453,
 };
 
-const NATIVE_DECIMALS: Record<ChainId, number> = {
+/** Contract §9: the decimals of each chain's native token, in the table's (and the API's) order. */
+const CONTRACT_NATIVE_DECIMALS: Record<ChainId, number> = {
   bitcoin: 8,
   ethereum: 18,
   bnb: 18,
@@ -28,6 +31,20 @@ const NATIVE_DECIMALS: Record<ChainId, number> = {
   sui: 9,
   aptos: 8,
 };
+
+/** Contract §5: the shipped native coins' token ids. */
+const CONTRACT_NATIVE_TOKENS = [
+  'bitcoin',
+  'ethereum',
+  'binancecoin',
+  'polygon-ecosystem-token',
+  'solana',
+  'dogecoin',
+  'bitcoin-cash',
+  'the-open-network',
+  'sui',
+  'aptos',
+];
 
 /**
  * The EIP-55 checksummed form of every EVM contract in the seed, as the issuers and explorers
@@ -51,7 +68,7 @@ const PUBLISHED_CHECKSUMS: Record<string, string> = {
 /** Tether's USDT jetton master on TON, in the user-friendly form Tether publishes. */
 const TON_USDT_FRIENDLY = 'EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs';
 
-const isEvm = (chain: ChainId): boolean => EVM_CHAIN_IDS[chain] !== undefined;
+const isEvm = (chain: ChainId): boolean => CONTRACT_EVM_CHAIN_IDS[chain] !== undefined;
 
 const allDeployments: { token: string; deployment: DeploymentSeed }[] = TOKENS.flatMap((token) =>
   token.deployments.map((deployment) => ({ token: token.id, deployment })),
@@ -71,32 +88,26 @@ function deploymentOf(token: string, chain: ChainId): DeploymentSeed | undefined
 }
 
 describe('reference data: chains', () => {
-  it('lists the thirteen chains in CHAIN_IDS order', () => {
-    expect(CHAINS.map((c) => c.chain)).toEqual([...CHAIN_IDS]);
+  it('lists the chains in the order of contract §9', () => {
+    expect(CHAINS.map((chain) => chain.id)).toEqual(Object.keys(CONTRACT_NATIVE_DECIMALS));
   });
 
-  it('gives EVM chains their EIP-155 id and every other chain -1', () => {
-    for (const chain of CHAINS) {
-      expect({ chain: chain.chain, chainId: chain.chainId }).toEqual({
-        chain: chain.chain,
-        chainId: EVM_CHAIN_IDS[chain.chain] ?? -1,
-      });
-    }
+  it('gives EVM chains their EIP-155 id (contract §9) and every other chain -1', () => {
+    expect(CHAINS.map((chain) => [chain.id, chain.chainId])).toEqual(
+      CHAIN_IDS.map((chain) => [chain, CONTRACT_EVM_CHAIN_IDS[chain] ?? -1]),
+    );
   });
 
-  it('records each chain’s native decimals', () => {
-    for (const chain of CHAINS) {
-      expect({ chain: chain.chain, decimals: chain.native_decimals }).toEqual({
-        chain: chain.chain,
-        decimals: NATIVE_DECIMALS[chain.chain],
-      });
-    }
+  it('gives each chain the native decimals of contract §9', () => {
+    expect(CHAINS.map((chain) => [chain.id, chain.native.decimals])).toEqual(
+      CHAIN_IDS.map((chain) => [chain, CONTRACT_NATIVE_DECIMALS[chain]]),
+    );
   });
 
   it('has a name and an https icon for every chain', () => {
     for (const chain of CHAINS) {
       expect(chain.name.trim()).not.toBe('');
-      expect(new URL(chain.icon_url).protocol).toBe('https:');
+      expect(new URL(chain.iconUrl).protocol).toBe('https:');
     }
   });
 
@@ -116,6 +127,14 @@ describe('reference data: chains', () => {
         expect(new URL(explorer.tx_url.replace('{{tx_id}}', 'abc123')).host).toBe(host);
         expect(new URL(explorer.address_url.replace('{{address}}', 'abc123')).host).toBe(host);
       }
+    }
+  });
+
+  it('stores explorers as the API serves them: name, url, tx_url, address_url, nothing else', () => {
+    for (const chain of CHAINS) {
+      const stored = JSON.parse(explorersJson(chain.explorers)) as Record<string, unknown>[];
+      expect(stored).toEqual(chain.explorers);
+      for (const explorer of stored) expect(Object.keys(explorer)).toEqual(['name', 'url', 'tx_url', 'address_url']);
     }
   });
 });
@@ -154,16 +173,33 @@ describe('reference data: tokens', () => {
     expect(new Set(pairs).size).toBe(pairs.length);
   });
 
-  it('has exactly one native deployment per chain, with the chain’s native decimals', () => {
-    for (const chain of CHAINS) {
+  it('has exactly one native deployment per chain, with the decimals of contract §9', () => {
+    for (const chain of CHAIN_IDS) {
       const natives = allDeployments.filter(
-        ({ deployment }) => deployment.chain === chain.chain && deployment.address === '0',
+        ({ deployment }) => deployment.chain === chain && deployment.address === '0',
       );
-      expect({ chain: chain.chain, count: natives.length }).toEqual({
-        chain: chain.chain,
-        count: 1,
+      expect({ chain, count: natives.length }).toEqual({ chain, count: 1 });
+      expect({ chain, decimals: natives[0]?.deployment.decimals }).toEqual({
+        chain,
+        decimals: CONTRACT_NATIVE_DECIMALS[chain],
       });
-      expect(natives[0]?.deployment.decimals).toBe(chain.native_decimals);
+    }
+  });
+
+  it('ships the native coins of contract §5, each one token with one name, symbol and icon', () => {
+    const natives = TOKENS.filter((token) => token.deployments.some((d) => d.address === '0'));
+    expect(natives.map((token) => token.id).sort()).toEqual([...CONTRACT_NATIVE_TOKENS].sort());
+    for (const token of natives) {
+      // A native coin is no contract: the token has no other deployment.
+      expect(token.deployments.every((d) => d.address === '0')).toBe(true);
+      for (const chain of CHAINS.filter((c) => c.native.coingeckoId === token.id)) {
+        expect({
+          chain: chain.id,
+          name: chain.native.name,
+          symbol: chain.native.symbol,
+          icon: chain.native.iconUrl,
+        }).toEqual({ chain: chain.id, name: token.name, symbol: token.symbol, icon: token.icon_url });
+      }
     }
   });
 

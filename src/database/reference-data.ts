@@ -1,12 +1,11 @@
-import type { ChainId } from '../core/chains/chain-ids';
+import { CHAINS, type ChainId, type Explorer } from '../core/chains/chain-registry';
 
 /**
- * Reference data chaintags seeds into its database: the thirteen supported chains (with their
- * block explorers) and the tokens whose deployments it recognises on them.
+ * Reference data chaintags seeds into its database on every start: the supported chains and the
+ * tokens whose deployments it recognises on them. The chains and their native coins come from the
+ * chain registry (`src/core/chains/chain-registry.ts`); the multi-chain stablecoins are listed here.
  *
- * Conventions every entry here follows:
- * - An explorer's `tx_url` holds the literal `{{tx_id}}` and its `address_url` the literal
- *   `{{address}}`; chaintags substitutes the value in place of the placeholder.
+ * Conventions every token follows:
  * - A chain's native coin is a deployment with `address: '0'`; every chain has exactly one.
  * - Every other `address` is in chaintags' canonical form for its chain:
  *   EVM chains: `0x` + 40 lowercase hex digits;
@@ -17,23 +16,6 @@ import type { ChainId } from '../core/chains/chain-ids';
  *   Aptos: the fungible-asset metadata address, `0x` + 64 lowercase hex digits.
  * - A (chain, address) pair belongs to exactly one token.
  */
-
-export interface ExplorerSeed {
-  name: string;
-  url: string;
-  tx_url: string;
-  address_url: string;
-}
-
-export interface ChainSeed {
-  chain: ChainId;
-  /** EIP-155 chain id for EVM chains; -1 for every chain that has none. */
-  chainId: number;
-  name: string;
-  icon_url: string;
-  native_decimals: number;
-  explorers: ExplorerSeed[];
-}
 
 export interface DeploymentSeed {
   chain: ChainId;
@@ -52,268 +34,37 @@ export interface TokenSeed {
 }
 
 /** The address chaintags records for a chain's native coin. */
-const NATIVE = '0';
+export const NATIVE = '0';
 
-// Coin icons (CoinGecko's image CDN), shared by the tokens and by the chains whose icon is
-// their native coin's.
-const ICON = {
-  bitcoin: 'https://assets.coingecko.com/coins/images/1/large/bitcoin.png',
-  ethereum: 'https://assets.coingecko.com/coins/images/279/large/ethereum.png',
-  bnb: 'https://assets.coingecko.com/coins/images/825/large/bnb-icon2_2x.png',
-  solana: 'https://assets.coingecko.com/coins/images/4128/large/solana.png',
-  dogecoin: 'https://assets.coingecko.com/coins/images/5/large/dogecoin.png',
-  bitcoinCash: 'https://assets.coingecko.com/coins/images/780/large/bitcoin-cash-circle.png',
-  toncoin: 'https://assets.coingecko.com/coins/images/17980/large/ton_symbol.png',
-  pol: 'https://assets.coingecko.com/coins/images/32440/large/pol.png',
-  arbitrum: 'https://assets.coingecko.com/coins/images/16547/large/arb.jpg',
-  optimism: 'https://assets.coingecko.com/coins/images/25244/large/Optimism.png',
-  sui: 'https://assets.coingecko.com/coins/images/26375/large/sui-ocean-square.png',
-  aptos: 'https://assets.coingecko.com/coins/images/26455/large/aptos_round.png',
+/**
+ * The explorers column as seeding and imports both write it: a JSON array of objects with the
+ * keys in this order, so that equal lists are equal text.
+ */
+export function explorersJson(explorers: readonly Explorer[]): string {
+  return JSON.stringify(explorers.map(({ name, url, tx_url, address_url }) => ({ name, url, tx_url, address_url })));
+}
+
+/**
+ * One token per native coin, deployed with address `0` on every chain that has it (ETH on
+ * Ethereum and the rollups), in registry order.
+ */
+function nativeTokens(): TokenSeed[] {
+  const tokens = new Map<string, TokenSeed>();
+  for (const chain of CHAINS) {
+    const { coingeckoId, name, symbol, iconUrl, decimals } = chain.native;
+    const token = tokens.get(coingeckoId) ?? { id: coingeckoId, name, symbol, icon_url: iconUrl, deployments: [] };
+    token.deployments.push({ chain: chain.id, address: NATIVE, decimals });
+    tokens.set(coingeckoId, token);
+  }
+  return [...tokens.values()];
+}
+
+const STABLECOIN_ICON = {
   tether: 'https://assets.coingecko.com/coins/images/325/large/Tether.png',
   usdc: 'https://assets.coingecko.com/coins/images/6319/large/usdc.png',
 } as const;
 
 /**
- * The supported chains, in `CHAIN_IDS` order. Arbitrum and OP Mainnet carry their network
- * token's logo (ARB, OP); Base, which has no token of its own, carries ETH's, its native coin.
- */
-export const CHAINS: readonly ChainSeed[] = [
-  {
-    chain: 'bitcoin',
-    chainId: -1,
-    name: 'Bitcoin',
-    icon_url: ICON.bitcoin,
-    native_decimals: 8,
-    explorers: [
-      {
-        name: 'mempool.space',
-        url: 'https://mempool.space',
-        tx_url: 'https://mempool.space/tx/{{tx_id}}',
-        address_url: 'https://mempool.space/address/{{address}}',
-      },
-      {
-        name: 'Blockstream Explorer',
-        url: 'https://blockstream.info',
-        tx_url: 'https://blockstream.info/tx/{{tx_id}}',
-        address_url: 'https://blockstream.info/address/{{address}}',
-      },
-    ],
-  },
-  {
-    chain: 'ethereum',
-    chainId: 1,
-    name: 'Ethereum',
-    icon_url: ICON.ethereum,
-    native_decimals: 18,
-    explorers: [
-      {
-        name: 'Etherscan',
-        url: 'https://etherscan.io',
-        tx_url: 'https://etherscan.io/tx/{{tx_id}}',
-        address_url: 'https://etherscan.io/address/{{address}}',
-      },
-    ],
-  },
-  {
-    chain: 'bnb',
-    chainId: 56,
-    name: 'BNB Smart Chain',
-    icon_url: ICON.bnb,
-    native_decimals: 18,
-    explorers: [
-      {
-        name: 'BscScan',
-        url: 'https://bscscan.com',
-        tx_url: 'https://bscscan.com/tx/{{tx_id}}',
-        address_url: 'https://bscscan.com/address/{{address}}',
-      },
-    ],
-  },
-  {
-    chain: 'solana',
-    chainId: -1,
-    name: 'Solana',
-    icon_url: ICON.solana,
-    native_decimals: 9,
-    explorers: [
-      {
-        name: 'Solscan',
-        url: 'https://solscan.io',
-        tx_url: 'https://solscan.io/tx/{{tx_id}}',
-        address_url: 'https://solscan.io/account/{{address}}',
-      },
-      {
-        name: 'Solana Explorer',
-        url: 'https://explorer.solana.com',
-        tx_url: 'https://explorer.solana.com/tx/{{tx_id}}',
-        address_url: 'https://explorer.solana.com/address/{{address}}',
-      },
-    ],
-  },
-  {
-    chain: 'dogecoin',
-    chainId: -1,
-    name: 'Dogecoin',
-    icon_url: ICON.dogecoin,
-    native_decimals: 8,
-    explorers: [
-      {
-        name: 'Blockchair',
-        url: 'https://blockchair.com/dogecoin',
-        tx_url: 'https://blockchair.com/dogecoin/transaction/{{tx_id}}',
-        address_url: 'https://blockchair.com/dogecoin/address/{{address}}',
-      },
-      {
-        name: 'Dogechain',
-        url: 'https://dogechain.info',
-        tx_url: 'https://dogechain.info/tx/{{tx_id}}',
-        address_url: 'https://dogechain.info/address/{{address}}',
-      },
-    ],
-  },
-  {
-    chain: 'bitcoincash',
-    chainId: -1,
-    name: 'Bitcoin Cash',
-    icon_url: ICON.bitcoinCash,
-    native_decimals: 8,
-    explorers: [
-      {
-        name: 'Blockchair',
-        url: 'https://blockchair.com/bitcoin-cash',
-        tx_url: 'https://blockchair.com/bitcoin-cash/transaction/{{tx_id}}',
-        address_url: 'https://blockchair.com/bitcoin-cash/address/{{address}}',
-      },
-      {
-        name: 'Bitcoin.com Explorer',
-        url: 'https://explorer.bitcoin.com/bch',
-        tx_url: 'https://explorer.bitcoin.com/bch/tx/{{tx_id}}',
-        address_url: 'https://explorer.bitcoin.com/bch/address/{{address}}',
-      },
-    ],
-  },
-  {
-    chain: 'ton',
-    chainId: -1,
-    name: 'TON',
-    icon_url: ICON.toncoin,
-    native_decimals: 9,
-    explorers: [
-      {
-        name: 'Tonviewer',
-        url: 'https://tonviewer.com',
-        tx_url: 'https://tonviewer.com/transaction/{{tx_id}}',
-        address_url: 'https://tonviewer.com/{{address}}',
-      },
-      {
-        name: 'Tonscan',
-        url: 'https://tonscan.org',
-        tx_url: 'https://tonscan.org/tx/{{tx_id}}',
-        address_url: 'https://tonscan.org/address/{{address}}',
-      },
-    ],
-  },
-  {
-    chain: 'polygon',
-    chainId: 137,
-    name: 'Polygon',
-    icon_url: ICON.pol,
-    native_decimals: 18,
-    explorers: [
-      {
-        name: 'PolygonScan',
-        url: 'https://polygonscan.com',
-        tx_url: 'https://polygonscan.com/tx/{{tx_id}}',
-        address_url: 'https://polygonscan.com/address/{{address}}',
-      },
-    ],
-  },
-  {
-    chain: 'arbitrum',
-    chainId: 42161,
-    name: 'Arbitrum One',
-    icon_url: ICON.arbitrum,
-    native_decimals: 18,
-    explorers: [
-      {
-        name: 'Arbiscan',
-        url: 'https://arbiscan.io',
-        tx_url: 'https://arbiscan.io/tx/{{tx_id}}',
-        address_url: 'https://arbiscan.io/address/{{address}}',
-      },
-    ],
-  },
-  {
-    chain: 'optimism',
-    chainId: 10,
-    name: 'OP Mainnet',
-    icon_url: ICON.optimism,
-    native_decimals: 18,
-    explorers: [
-      {
-        name: 'Optimistic Etherscan',
-        url: 'https://optimistic.etherscan.io',
-        tx_url: 'https://optimistic.etherscan.io/tx/{{tx_id}}',
-        address_url: 'https://optimistic.etherscan.io/address/{{address}}',
-      },
-    ],
-  },
-  {
-    chain: 'base',
-    chainId: 8453,
-    name: 'Base',
-    icon_url: ICON.ethereum,
-    native_decimals: 18,
-    explorers: [
-      {
-        name: 'BaseScan',
-        url: 'https://basescan.org',
-        tx_url: 'https://basescan.org/tx/{{tx_id}}',
-        address_url: 'https://basescan.org/address/{{address}}',
-      },
-    ],
-  },
-  {
-    chain: 'sui',
-    chainId: -1,
-    name: 'Sui',
-    icon_url: ICON.sui,
-    native_decimals: 9,
-    explorers: [
-      {
-        name: 'Suiscan',
-        url: 'https://suiscan.xyz/mainnet',
-        tx_url: 'https://suiscan.xyz/mainnet/tx/{{tx_id}}',
-        address_url: 'https://suiscan.xyz/mainnet/account/{{address}}',
-      },
-      {
-        name: 'SuiVision',
-        url: 'https://suivision.xyz',
-        tx_url: 'https://suivision.xyz/txblock/{{tx_id}}',
-        address_url: 'https://suivision.xyz/account/{{address}}',
-      },
-    ],
-  },
-  {
-    chain: 'aptos',
-    chainId: -1,
-    name: 'Aptos',
-    icon_url: ICON.aptos,
-    native_decimals: 8,
-    explorers: [
-      {
-        name: 'Aptos Explorer',
-        url: 'https://explorer.aptoslabs.com/?network=mainnet',
-        tx_url: 'https://explorer.aptoslabs.com/txn/{{tx_id}}?network=mainnet',
-        address_url: 'https://explorer.aptoslabs.com/account/{{address}}?network=mainnet',
-      },
-    ],
-  },
-];
-
-/**
- * The tokens chaintags recognises, sorted by id.
- *
  * Stablecoins list only the issuer's own deployments (Tether's USDT, Circle's USDC, and on BNB
  * Smart Chain the Binance-Peg issuance CoinGecko lists under these ids), each address checked
  * against public sources. Left out on purpose:
@@ -326,81 +77,12 @@ export const CHAINS: readonly ChainSeed[] = [
  * - Bridged USDC variants (USDC.e on Polygon, Arbitrum and OP Mainnet) are separate tokens, not
  *   Circle's native USDC.
  */
-export const TOKENS: readonly TokenSeed[] = [
-  {
-    id: 'aptos',
-    name: 'Aptos',
-    symbol: 'APT',
-    icon_url: ICON.aptos,
-    deployments: [{ chain: 'aptos', address: NATIVE, decimals: 8 }],
-  },
-  {
-    id: 'binancecoin',
-    name: 'BNB',
-    symbol: 'BNB',
-    icon_url: ICON.bnb,
-    deployments: [{ chain: 'bnb', address: NATIVE, decimals: 18 }],
-  },
-  {
-    id: 'bitcoin',
-    name: 'Bitcoin',
-    symbol: 'BTC',
-    icon_url: ICON.bitcoin,
-    deployments: [{ chain: 'bitcoin', address: NATIVE, decimals: 8 }],
-  },
-  {
-    id: 'bitcoin-cash',
-    name: 'Bitcoin Cash',
-    symbol: 'BCH',
-    icon_url: ICON.bitcoinCash,
-    deployments: [{ chain: 'bitcoincash', address: NATIVE, decimals: 8 }],
-  },
-  {
-    id: 'dogecoin',
-    name: 'Dogecoin',
-    symbol: 'DOGE',
-    icon_url: ICON.dogecoin,
-    deployments: [{ chain: 'dogecoin', address: NATIVE, decimals: 8 }],
-  },
-  {
-    id: 'ethereum',
-    name: 'Ethereum',
-    symbol: 'ETH',
-    icon_url: ICON.ethereum,
-    // ETH is the native coin of Ethereum and of the three rollups chaintags supports.
-    deployments: [
-      { chain: 'ethereum', address: NATIVE, decimals: 18 },
-      { chain: 'arbitrum', address: NATIVE, decimals: 18 },
-      { chain: 'optimism', address: NATIVE, decimals: 18 },
-      { chain: 'base', address: NATIVE, decimals: 18 },
-    ],
-  },
-  {
-    id: 'polygon-ecosystem-token',
-    name: 'POL (ex-MATIC)',
-    symbol: 'POL',
-    icon_url: ICON.pol,
-    deployments: [{ chain: 'polygon', address: NATIVE, decimals: 18 }],
-  },
-  {
-    id: 'solana',
-    name: 'Solana',
-    symbol: 'SOL',
-    icon_url: ICON.solana,
-    deployments: [{ chain: 'solana', address: NATIVE, decimals: 9 }],
-  },
-  {
-    id: 'sui',
-    name: 'Sui',
-    symbol: 'SUI',
-    icon_url: ICON.sui,
-    deployments: [{ chain: 'sui', address: NATIVE, decimals: 9 }],
-  },
+const STABLECOINS: readonly TokenSeed[] = [
   {
     id: 'tether',
     name: 'Tether',
     symbol: 'USDT',
-    icon_url: ICON.tether,
+    icon_url: STABLECOIN_ICON.tether,
     deployments: [
       { chain: 'ethereum', address: '0xdac17f958d2ee523a2206206994597c13d831ec7', decimals: 6 },
       // BEP-20 USDT on BNB Smart Chain uses 18 decimals, unlike the other chains.
@@ -424,17 +106,10 @@ export const TOKENS: readonly TokenSeed[] = [
     ],
   },
   {
-    id: 'the-open-network',
-    name: 'Toncoin',
-    symbol: 'TON',
-    icon_url: ICON.toncoin,
-    deployments: [{ chain: 'ton', address: NATIVE, decimals: 9 }],
-  },
-  {
     id: 'usd-coin',
     name: 'USDC',
     symbol: 'USDC',
-    icon_url: ICON.usdc,
+    icon_url: STABLECOIN_ICON.usdc,
     deployments: [
       { chain: 'ethereum', address: '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48', decimals: 6 },
       // Binance-Peg USDC, 18 decimals.
@@ -459,3 +134,8 @@ export const TOKENS: readonly TokenSeed[] = [
     ],
   },
 ];
+
+/** The tokens chaintags recognises, sorted by id: every native coin and the stablecoins. */
+export const TOKENS: readonly TokenSeed[] = [...nativeTokens(), ...STABLECOINS].sort((a, b) =>
+  a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
+);

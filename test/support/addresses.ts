@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { getAddress } from 'viem';
+import { chainsOfFamily } from '../../src/core/addresses/address-families';
 
 /** A fresh EVM address, mixed-case checksummed (valid EIP-55) and its canonical lowercase form. */
 export function evmAddress(): { checksummed: string; canonical: string } {
@@ -16,36 +17,39 @@ export function tagNames(count: number, prefix = 'tag'): string[] {
   return Array.from({ length: count }, (_unused, index) => `${prefix}_${String(index + 1).padStart(4, '0')}`);
 }
 
-/** One published example of each address family (spec and well-known mainnet addresses). */
+/**
+ * One published example of each address family (spec and well-known mainnet addresses), with the
+ * chains the registry gives its family.
+ */
 export const FAMILY_EXAMPLES = {
   bitcoinLegacy: {
     input: '1BpEi6DfDAUFd7GtittLSdBeYJvcoaVggu',
     canonical: '1BpEi6DfDAUFd7GtittLSdBeYJvcoaVggu',
-    chains: ['bitcoin', 'bitcoincash'],
+    chains: chainsOfFamily('bitcoin_legacy'),
   },
   bitcoinSegwit: {
     input: 'BC1QW508D6QEJXTDG4Y5R3ZARVARY0C5XW7KV8F3T4',
     canonical: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4',
-    chains: ['bitcoin'],
+    chains: chainsOfFamily('bitcoin_segwit'),
   },
   bitcoinCash: {
     input: 'qpm2qsznhks23z7629mms6s4cwef74vcwvy22gdx6a',
     canonical: 'bitcoincash:qpm2qsznhks23z7629mms6s4cwef74vcwvy22gdx6a',
-    chains: ['bitcoincash'],
+    chains: chainsOfFamily('bitcoin_cash'),
   },
   solana: {
     input: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
     canonical: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
-    chains: ['solana'],
+    chains: chainsOfFamily('solana'),
   },
   ton: {
     input: 'EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs',
     canonical: '0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe',
-    chains: ['ton'],
+    chains: chainsOfFamily('ton'),
   },
   move: {
     input: '0xDBA34672E30CB065B1F93E3AB55318768FD6FEF66C15942C9F7CB846E2F900E7',
     canonical: '0xdba34672e30cb065b1f93e3ab55318768fd6fef66c15942c9f7cb846e2f900e7',
-    chains: ['sui', 'aptos'],
+    chains: chainsOfFamily('move'),
   },
 } as const;

@@ -4,8 +4,8 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { base58, bech32, createBase58check, hex } from '@scure/base';
 import { Address } from '@ton/core';
 import { getAddress } from 'viem';
-import { parseAddress } from '../../src/core/addresses';
-import { ChainId } from '../../src/core/chains/chain-ids';
+import { parseAddress, type AddressFamily } from '../../src/core/addresses';
+import { chainFacts, type ChainId } from '../../src/core/chains/chain-registry';
 import { TOKENS } from '../../src/database/reference-data';
 
 /**
@@ -84,25 +84,23 @@ export function moveAddress(seed: string): TestAddress {
   return checked({ input: `0x${canonical.slice(2).toUpperCase()}`, canonical });
 }
 
-const BUILDERS: Record<ChainId, (seed: string) => TestAddress> = {
-  bitcoin: segwitAddress,
-  ethereum: evmAddress,
-  bnb: evmAddress,
-  solana: solanaAddress,
+const BUILDERS: Record<AddressFamily, (seed: string) => TestAddress> = {
+  evm: evmAddress,
+  bitcoin_legacy: bitcoinLegacyAddress,
+  bitcoin_segwit: segwitAddress,
+  bitcoin_cash: cashAddress,
   dogecoin: dogecoinAddress,
-  bitcoincash: cashAddress,
+  solana: solanaAddress,
   ton: tonAddress,
-  polygon: evmAddress,
-  arbitrum: evmAddress,
-  optimism: evmAddress,
-  base: evmAddress,
-  sui: moveAddress,
-  aptos: moveAddress,
+  move: moveAddress,
 };
 
-/** An address of the chain's usual family; the same seed gives the same address on every EVM chain. */
+/**
+ * An address in the chain's usual family (the first its registry entry lists); the same seed gives
+ * the same address on every chain of a family.
+ */
 export function addressOn(chain: ChainId, seed: string): TestAddress {
-  return BUILDERS[chain](seed);
+  return BUILDERS[chainFacts(chain).families[0]](seed);
 }
 
 /** The shipped deployment of a token on a chain (address canonical, decimals as shipped). */
@@ -209,6 +207,21 @@ export function tokenLine(
     symbol: names.symbol ?? id.slice(0, 5).toUpperCase(),
     icon_url: `https://example.com/icons/${id}.png`,
     deployments,
+  };
+}
+
+/** A `chain` line giving a supported chain display data of the test's own. */
+export function chainLine(chain: ChainId, label: string): Record<string, unknown> {
+  const site = `https://${label}.example.com`;
+  return {
+    type: 'chain',
+    chain,
+    chainId: chainFacts(chain).chainId,
+    name: `${label} name`,
+    icon_url: `${site}/icon.png`,
+    explorers: [
+      { name: `${label} explorer`, url: site, tx_url: `${site}/tx/{{tx_id}}`, address_url: `${site}/a/{{address}}` },
+    ],
   };
 }
 

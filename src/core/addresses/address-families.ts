@@ -1,7 +1,7 @@
-import { ChainId, sortChains } from '../chains/chain-ids';
+import { CHAINS, type ChainId } from '../chains/chain-registry';
+import { ADDRESS_FAMILIES, AddressFamily, FAMILY_FACTS } from './families';
 
-export type AddressFamily =
-  'evm' | 'bitcoin_legacy' | 'bitcoin_segwit' | 'bitcoin_cash' | 'dogecoin' | 'solana' | 'ton' | 'move';
+export type { AddressFamily };
 
 export interface ParsedAddress {
   /** The form chaintags stores and returns; every accepted spelling of the address maps to it. */
@@ -13,31 +13,32 @@ export interface ParsedAddress {
 
 export type AddressParseResult = { ok: true; address: ParsedAddress } | { ok: false; reason: string };
 
-const FAMILY_CHAINS: Readonly<Record<AddressFamily, readonly ChainId[]>> = {
-  evm: ['ethereum', 'bnb', 'polygon', 'arbitrum', 'optimism', 'base'],
-  // Bitcoin Cash kept Bitcoin's Base58Check P2PKH/P2SH format, so the same string names the same script on both.
-  bitcoin_legacy: ['bitcoin', 'bitcoincash'],
-  bitcoin_segwit: ['bitcoin'],
-  bitcoin_cash: ['bitcoincash'],
-  dogecoin: ['dogecoin'],
-  solana: ['solana'],
-  ton: ['ton'],
-  move: ['sui', 'aptos'],
-};
+/** The chains whose registry entries accept the family, in registry (`CHAIN_IDS`) order. */
+const familyMembers = (family: AddressFamily) => CHAINS.filter((chain) => chain.families.includes(family));
 
-export const FAMILY_LABELS: Readonly<Record<AddressFamily, string>> = {
-  evm: 'an EVM',
-  bitcoin_legacy: 'a Bitcoin legacy (Base58Check)',
-  bitcoin_segwit: 'a Bitcoin SegWit',
-  bitcoin_cash: 'a Bitcoin Cash CashAddr',
-  dogecoin: 'a Dogecoin',
-  solana: 'a Solana',
-  ton: 'a TON',
-  move: 'a Sui/Aptos',
-};
+const FAMILY_CHAINS: ReadonlyMap<AddressFamily, readonly ChainId[]> = new Map(
+  ADDRESS_FAMILIES.map((family) => [family, familyMembers(family).map((chain) => chain.id)]),
+);
 
 export function chainsOfFamily(family: AddressFamily): ChainId[] {
-  return sortChains(FAMILY_CHAINS[family]);
+  return [...(FAMILY_CHAINS.get(family) ?? [])];
+}
+
+/** How messages name each family: "an EVM", or after its chains, "a Sui/Aptos". */
+export const FAMILY_LABELS: Readonly<Record<AddressFamily, string>> = Object.fromEntries(
+  ADDRESS_FAMILIES.map((family) => [family, FAMILY_FACTS[family].label ?? labelAfterChains(family)]),
+) as Record<AddressFamily, string>;
+
+function labelAfterChains(family: AddressFamily): string {
+  const names = chainNamesOfFamily(family);
+  return `${/^[AEIOU]/.test(names) ? 'an' : 'a'} ${names}`;
+}
+
+/** The display names of the family's chains, as messages write them: "Sui/Aptos". */
+export function chainNamesOfFamily(family: AddressFamily): string {
+  return familyMembers(family)
+    .map((chain) => chain.name)
+    .join('/');
 }
 
 /** One family parser's verdict on an input shaped like that family's addresses. */

@@ -1,4 +1,5 @@
 import { NATIVE_TOKEN, parseAddress, parseTokenAddress } from '.';
+import { MOVE_CHAINS } from './token-address';
 import { ChainId } from '../chains/chain-ids';
 import { ApiError } from '../errors';
 
@@ -24,8 +25,8 @@ export function tokenAddressFilter(input: string, chain?: ChainId): string {
   if (input === NATIVE_TOKEN) return NATIVE_TOKEN;
   const what = `token_address is not a token address${chain === undefined ? '' : ` on ${chain}`}`;
   if (chain !== undefined || input.includes('::')) {
-    // Sui and Aptos spell coin types alike, so either chain canonicalises one when no chain is given.
-    const parsed = parseTokenAddress(chain ?? 'sui', input);
+    // The Move chains spell coin types alike, so any of them canonicalises one when no chain is given.
+    const parsed = parseTokenAddress(chain ?? MOVE_CHAINS[0]!, input);
     if (parsed.ok) return parsed.canonical;
     throw invalid('token_address', what, input, parsed.reason);
   }

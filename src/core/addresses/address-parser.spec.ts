@@ -421,6 +421,31 @@ describe('canonicalAddressOnChain and isAddressOnChain', () => {
     );
   });
 
+  it('names every address family in its message, the Move family after its chains', () => {
+    const cash = 'bitcoincash:qpm2qsznhks23z7629mms6s4cwef74vcwvy22gdx6a';
+    const doge = 'DJXvHTVFXxgKPxwCC1MfmHxNySoApA87Pc';
+    const ton = 'EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs';
+    const move = `0x${'ab'.repeat(32)}`;
+    expect(
+      [
+        canonicalAddressOnChain(cash, 'bitcoin'),
+        canonicalAddressOnChain(doge, 'bitcoin'),
+        canonicalAddressOnChain(solana, 'ethereum'),
+        canonicalAddressOnChain(ton, 'solana'),
+        canonicalAddressOnChain(move, 'base'),
+      ].map(reasonFor),
+    ).toEqual([
+      'a Bitcoin Cash CashAddr address is not valid on bitcoin',
+      'a Dogecoin address is not valid on bitcoin',
+      'a Solana address is not valid on ethereum',
+      'a TON address is not valid on solana',
+      'a Sui/Aptos address is not valid on base',
+    ]);
+    expect(reasonFor(parseAddress(`0x${'ab'.repeat(21)}`))).toBe(
+      '0x addresses need 40 (EVM) or 64 (Sui/Aptos) hex digits, got 42',
+    );
+  });
+
   it('passes the parse failure through unchanged', () => {
     expect(reasonFor(canonicalAddressOnChain('0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD', 'ethereum'))).toBe(
       'EIP-55 checksum mismatch',

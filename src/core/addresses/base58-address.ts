@@ -1,7 +1,8 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { base58, createBase58check } from '@scure/base';
 
-import { AddressFamily, FamilyMatch, matched, rejected } from './address-families';
+import { FamilyMatch, matched, rejected } from './address-families';
+import { ADDRESS_FAMILIES, AddressFamily, FAMILY_FACTS } from './families';
 
 const base58check = createBase58check(sha256);
 
@@ -10,12 +11,12 @@ const BASE58_SHAPE = /^[1-9A-HJ-NP-Za-km-z]{25,44}$/;
 const BASE58CHECK_BYTES = 25; // version byte + 20-byte hash + 4-byte checksum
 const SOLANA_BYTES = 32;
 
-const FAMILY_BY_VERSION_BYTE: ReadonlyMap<number, AddressFamily> = new Map<number, AddressFamily>([
-  [0x00, 'bitcoin_legacy'], // Bitcoin mainnet P2PKH ("1…")
-  [0x05, 'bitcoin_legacy'], // Bitcoin mainnet P2SH ("3…")
-  [0x1e, 'dogecoin'], // Dogecoin mainnet P2PKH ("D…")
-  [0x16, 'dogecoin'], // Dogecoin mainnet P2SH ("9…" or "A…")
-]);
+/** Mainnet version byte → family, for the families written in Base58Check. */
+const FAMILY_BY_VERSION_BYTE: ReadonlyMap<number, AddressFamily> = new Map(
+  ADDRESS_FAMILIES.flatMap((family) =>
+    (FAMILY_FACTS[family].base58CheckVersions ?? []).map((version) => [version, family] as const),
+  ),
+);
 
 /**
  * Base58 inputs: Base58Check (Bitcoin legacy, Dogecoin) or a raw 32-byte Solana key. The two never collide:

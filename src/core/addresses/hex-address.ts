@@ -1,12 +1,13 @@
 import { isAddress } from 'viem';
 
-import { FamilyMatch, isSingleCase, matched, rejected } from './address-families';
+import { chainNamesOfFamily, FamilyMatch, isSingleCase, matched, rejected } from './address-families';
 
 const EVM_HEX_DIGITS = 40;
 const MOVE_HEX_DIGITS = 64;
 const HEX_DIGITS = /^[0-9a-fA-F]*$/;
+const WRONG_LENGTH = `0x addresses need ${EVM_HEX_DIGITS} (EVM) or ${MOVE_HEX_DIGITS} (${chainNamesOfFamily('move')}) hex digits`;
 
-/** `0x…` inputs: 20-byte EVM accounts and 32-byte Sui/Aptos accounts. */
+/** `0x…` inputs: 20-byte EVM accounts and 32-byte Move (Sui, Aptos) accounts. */
 export function parseHexAddress(input: string): FamilyMatch | undefined {
   if (!/^0[xX]/.test(input)) return undefined;
   if (!input.startsWith('0x')) return rejected('hex addresses must start with a lowercase "0x"');
@@ -15,7 +16,7 @@ export function parseHexAddress(input: string): FamilyMatch | undefined {
   if (!HEX_DIGITS.test(digits)) return rejected('address contains a non-hex character after "0x"');
   if (digits.length === EVM_HEX_DIGITS) return parseEvmAddress(input, digits);
   if (digits.length === MOVE_HEX_DIGITS) return matched('move', input.toLowerCase());
-  return rejected(`0x addresses need 40 (EVM) or 64 (Sui/Aptos) hex digits, got ${digits.length}`);
+  return rejected(`${WRONG_LENGTH}, got ${digits.length}`);
 }
 
 function parseEvmAddress(input: string, digits: string): FamilyMatch {

@@ -1,4 +1,5 @@
 import { ChainId, isChainId } from '../chains/chain-ids';
+import { chainsOfFamily } from './address-families';
 import { canonicalAddressOnChain } from './address-parser';
 
 export type TokenAddressParseResult = { ok: true; canonical: string } | { ok: false; reason: string };
@@ -10,16 +11,17 @@ export const NATIVE_TOKEN = '0';
 export const MAX_COIN_TYPE_LENGTH = 256;
 const MOVE_ADDRESS_HEX_DIGITS = 64;
 const MOVE_COIN_TYPE = /^0x([0-9a-fA-F]{1,64})::([A-Za-z_][A-Za-z0-9_]*)::([A-Za-z_][A-Za-z0-9_]*)$/;
-const MOVE_CHAINS: ReadonlySet<ChainId> = new Set<ChainId>(['sui', 'aptos']);
+/** The chains whose tokens may be Move coin types: those of the Move address family. */
+export const MOVE_CHAINS: readonly ChainId[] = chainsOfFamily('move');
 
 /**
  * A token id on `chain`: `'0'` for the native coin, a contract/mint/jetton address valid on that chain, or on
- * Sui and Aptos a coin type `0x<address>::<module>::<Name>`.
+ * a Move chain (Sui, Aptos) a coin type `0x<address>::<module>::<Name>`.
  */
 export function parseTokenAddress(chain: ChainId, input: string): TokenAddressParseResult {
   if (typeof chain !== 'string' || !isChainId(chain)) return { ok: false, reason: 'unsupported chain' };
   if (input === NATIVE_TOKEN) return { ok: true, canonical: NATIVE_TOKEN };
-  if (MOVE_CHAINS.has(chain) && typeof input === 'string' && input.includes('::')) return parseMoveCoinType(input);
+  if (MOVE_CHAINS.includes(chain) && typeof input === 'string' && input.includes('::')) return parseMoveCoinType(input);
 
   const parsed = canonicalAddressOnChain(input, chain);
   return parsed.ok ? { ok: true, canonical: parsed.address.canonical } : parsed;

@@ -1,24 +1,12 @@
-/**
- * The thirteen supported chains, in the order `GET /v2/chains` lists them. Every list of chain
- * identifiers the API returns (an address's `chains`, for instance) follows this order.
- */
-export const CHAIN_IDS = [
-  'bitcoin',
-  'ethereum',
-  'bnb',
-  'solana',
-  'dogecoin',
-  'bitcoincash',
-  'ton',
-  'polygon',
-  'arbitrum',
-  'optimism',
-  'base',
-  'sui',
-  'aptos',
-] as const;
+import { CHAINS, type ChainId } from './chain-registry';
 
-export type ChainId = (typeof CHAIN_IDS)[number];
+export type { ChainId };
+
+/**
+ * The supported chains' identifiers, in the order `GET /v2/chains` lists them (the registry's).
+ * Every list of chain identifiers the API returns (an address's `chains`, for instance) follows it.
+ */
+export const CHAIN_IDS: readonly ChainId[] = CHAINS.map((chain) => chain.id);
 
 const chainIdSet: ReadonlySet<string> = new Set(CHAIN_IDS);
 

@@ -5,6 +5,7 @@ import { TransactionPaging1763700000003 } from './1763700000003-transaction-pagi
 import { StatsIndexes1763700000010 } from './1763700000010-stats-indexes';
 import { StatsRevisions1763700000011 } from './1763700000011-stats-revisions';
 import { PricePoller1763700000020 } from './1763700000020-price-poller';
+import { ChainRegistry1763700000021 } from './1763700000021-chain-registry';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   StatsIndexes1763700000010,
   StatsRevisions1763700000011,
   PricePoller1763700000020,
+  ChainRegistry1763700000021,
 ];

@@ -41,8 +41,10 @@ export class IngestRepository {
         tx_url,
         address_url,
       }));
+      // display_source 'import': start-up seeding keeps this display data (migration 1763700000021).
       await tx.execute(
-        sql`UPDATE chains SET name = ${chain.name}, icon_url = ${chain.icon_url}, explorers = ${JSON.stringify(explorers)} WHERE chain = ${chain.chain}`,
+        sql`UPDATE chains SET name = ${chain.name}, icon_url = ${chain.icon_url}, explorers = ${JSON.stringify(explorers)},
+            display_source = 'import' WHERE chain = ${chain.chain}`,
       );
     }
   }
