@@ -1,5 +1,5 @@
 import { isChainId } from '../../core/chains/chain-ids';
-import { COINGECKO_PLATFORMS } from '../../core/chains/coingecko-platforms';
+import { chainFacts } from '../../core/chains/chain-registry';
 
 /**
  * What chaintags asks a CoinGecko-compatible source, and what it accepts from the answers. Pure:
@@ -16,7 +16,7 @@ export type PriceTarget =
 export function priceTarget(tokenId: string): PriceTarget {
   const discovered = DISCOVERED_TOKEN.exec(tokenId);
   const chain = discovered?.[1];
-  const platform = chain !== undefined && isChainId(chain) ? COINGECKO_PLATFORMS[chain] : undefined;
+  const platform = chain !== undefined && isChainId(chain) ? chainFacts(chain).coingeckoPlatform : undefined;
   if (discovered === null || platform === undefined) return { tokenId, by: 'id' };
   return { tokenId, by: 'contract', platform, contract: discovered[2]! };
 }
