@@ -5,6 +5,7 @@ import { createApp } from './app.factory';
 import { ConfigError, parseConfig } from './config/config';
 import { Db } from './database/db.service';
 import { IngestService } from './modules/ingest/ingest.service';
+import { sql } from './database/sql';
 
 /**
  * `npm run demo`: the service on its own SQLite file, recreated on every run and filled from
@@ -35,7 +36,7 @@ async function main(): Promise<void> {
   const [busiest] = await app
     .get(Db)
     .query<{ address: string }>(
-      "SELECT address FROM holdings WHERE balance <> '0' GROUP BY address ORDER BY COUNT(*) DESC, address LIMIT 1",
+      sql`SELECT address FROM holdings WHERE balance <> '0' GROUP BY address ORDER BY COUNT(*) DESC, address LIMIT 1`,
     );
 
   await app.listen(config.port);

@@ -14,6 +14,7 @@ import {
   transactionLine,
 } from './support/factories';
 import { DATABASES, startOnFreshDatabase, TestApp } from './support/test-app';
+import { raw } from '../src/database/sql';
 
 const TABLES: Record<string, string> = {
   chains: 'SELECT chain, chain_id, name, icon_url, explorers FROM chains ORDER BY chain',
@@ -31,7 +32,7 @@ async function snapshot(t: TestApp): Promise<Record<string, unknown[]>> {
   const db = t.app.get(Db);
   const result: Record<string, unknown[]> = {};
   for (const [table, sql] of Object.entries(TABLES)) {
-    const rows = await db.query(sql);
+    const rows = await db.query(raw(sql));
     result[table] = rows.map((row) =>
       Object.fromEntries(
         Object.entries(row).map(([key, value]) => [

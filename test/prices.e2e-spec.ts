@@ -9,6 +9,7 @@ import { CoinGeckoStub } from './support/coingecko-stub';
 import { deployment, evmAddress, holdingLine, ndjson, tokenLine } from './support/factories';
 import { freePort } from './support/pg-cluster';
 import { DATABASES, freshDatabase, newKey, startOnFreshDatabase, startTestApp, TestApp } from './support/test-app';
+import { sql } from '../src/database/sql';
 
 /**
  * The price poller against a local CoinGecko-compatible server (test/support/coingecko-stub.ts),
@@ -108,8 +109,7 @@ describe.each(DATABASES)('price poller on %s', (kind) => {
       ((await get('/v2/tags/price_whales')).body as { stats: { total_value_usd: number } }).stats.total_value_usd;
     const storedPrices = (tokenId: string) =>
       db.query<{ at: Date | string; usd: string | number }>(
-        `SELECT at, usd FROM prices WHERE token_id = $1 ORDER BY at`,
-        [tokenId],
+        sql`SELECT at, usd FROM prices WHERE token_id = ${tokenId} ORDER BY at`,
       );
 
     beforeAll(async () => {
@@ -216,13 +216,13 @@ describe.each(DATABASES)('price poller on %s', (kind) => {
       ['malformed JSON', { kind: 'body' as const, body: '{"ethereum": {"usd": 1' }, 'malformed'],
       ['a JSON array', { kind: 'body' as const, body: '[["ethereum", 1]]' }, 'malformed'],
     ])('keeps the last prices through %s, and the API answers as usual', async (_case, misbehaviour, failure) => {
-      const before = await db.query('SELECT token_id, at, usd FROM prices ORDER BY token_id, at');
+      const before = await db.query(sql`SELECT token_id, at, usd FROM prices ORDER BY token_id, at`);
       const pricesBefore = await holdings();
       stub.misbehave(misbehaviour);
       const failed = await pollWhere(prices, (report) => report.failure !== undefined);
       expect(failed.failure!.kind).toBe(failure);
       expect(failed.stored).toBe(0);
-      expect(await db.query('SELECT token_id, at, usd FROM prices ORDER BY token_id, at')).toEqual(before);
+      expect(await db.query(sql`SELECT token_id, at, usd FROM prices ORDER BY token_id, at`)).toEqual(before);
       expect(await holdings()).toEqual(pricesBefore);
       await t.http().get('/health').expect(200);
       expect(prices.status().failureStreak).toBe(1);
@@ -402,7 +402,7 @@ describe.each(DATABASES)('price poller on %s', (kind) => {
       child.kill('SIGTERM');
       await new Promise((resolve) => child!.once('exit', resolve));
       child = undefined;
-      const [lease] = await observer.app.get(Db).query<{ holder: string | null }>('SELECT holder FROM price_poller');
+      const [lease] = await observer.app.get(Db).query<{ holder: string | null }>(sql`SELECT holder FROM price_poller`);
       expect(lease!.holder).toBeNull();
     } finally {
       child?.kill('SIGKILL');

@@ -1,6 +1,7 @@
 import { Db } from '../src/database/db.service';
 import { evmAddress, evmAddresses, FAMILY_EXAMPLES, tagNames } from './support/addresses';
 import { DATABASES, freshDatabase, startOnFreshDatabase, startTestApp, TestApp } from './support/test-app';
+import { raw, sql } from '../src/database/sql';
 
 const EVM_CHAINS = ['ethereum', 'bnb', 'polygon', 'arbitrum', 'optimism', 'base'];
 
@@ -31,7 +32,7 @@ describe.each(DATABASES)('tags on %s', (kind) => {
     const db = t.app.get(Db);
     const counts: Record<string, number> = {};
     for (const table of ['tags', 'address_tags', 'tracked_addresses']) {
-      counts[table] = Number((await db.query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${table}`))[0]!.n);
+      counts[table] = await db.count(sql`SELECT COUNT(*) FROM ${raw(table)}`);
     }
     return counts;
   }

@@ -1,29 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import type { Pool, PoolClient } from 'pg';
 import { DataSource, QueryRunner } from 'typeorm';
-import { Dialect, toSqliteParameters } from './dialect';
-import { render, RenderedSql, SqlFragment } from './sql';
+import { Dialect } from './dialect';
+import { render, SqlFragment } from './sql';
 
 export type Row = Record<string, unknown>;
-
-/** A statement: a fragment built with `sql`, or (being phased out) text in `$n` style with its parameters. */
-type Statement = [statement: SqlFragment] | [text: string, params?: readonly unknown[]];
 
 export interface Sql {
   readonly dialect: Dialect;
   query<T = Row>(statement: SqlFragment): Promise<T[]>;
-  /**
-   * @deprecated Compose the statement with `sql` (./sql.ts) instead of numbering `$n` placeholders
-   * by hand. Kept only until the last callers that pass text are converted.
-   */
-  query<T = Row>(text: string, params?: readonly unknown[]): Promise<T[]>;
   /** Runs a write and answers how many rows it changed. */
   execute(statement: SqlFragment): Promise<number>;
-  /**
-   * @deprecated Compose the statement with `sql` (./sql.ts) instead of numbering `$n` placeholders
-   * by hand. Kept only until the last callers that pass text are converted.
-   */
-  execute(text: string, params?: readonly unknown[]): Promise<number>;
 }
 
 /**
@@ -36,22 +23,6 @@ export function countOf(rows: readonly Row[]): number {
   const values = Object.values(row);
   if (rows.length !== 1 || values.length !== 1) throw new Error('a count must answer one row of one column');
   return Number(values[0]);
-}
-
-/** `Sql` as the drivers implement it: both forms of statement through one signature. */
-interface Runner {
-  readonly dialect: Dialect;
-  query<T = Row>(...statement: Statement): Promise<T[]>;
-  execute(...statement: Statement): Promise<number>;
-}
-
-function rendered(dialect: Dialect, [statement, params = []]: Statement): RenderedSql {
-  if (statement instanceof SqlFragment) return render(statement, dialect);
-  if (dialect === 'sqlite') {
-    const converted = toSqliteParameters(statement, params);
-    return { text: converted.sql, params: converted.params };
-  }
-  return { text: statement, params: [...params] };
 }
 
 /**
@@ -70,26 +41,20 @@ function rendered(dialect: Dialect, [statement, params = []]: Statement): Render
 export class Db implements Sql {
   readonly dialect: Dialect;
   private queue: Promise<void> = Promise.resolve();
-  private pooled: Runner | undefined;
+  private pooled: Sql | undefined;
 
   constructor(private readonly dataSource: DataSource) {
     this.dialect = dataSource.options.type === 'postgres' ? 'postgres' : 'sqlite';
   }
 
-  query<T = Row>(statement: SqlFragment): Promise<T[]>;
-  /** @deprecated see `Sql.query` */
-  query<T = Row>(text: string, params?: readonly unknown[]): Promise<T[]>;
-  query<T = Row>(...statement: Statement): Promise<T[]> {
-    if (this.dialect === 'postgres') return this.onPool().query<T>(...statement);
-    return this.sqliteStatement((tx) => tx.query<T>(...statement));
+  query<T = Row>(statement: SqlFragment): Promise<T[]> {
+    if (this.dialect === 'postgres') return this.onPool().query<T>(statement);
+    return this.sqliteStatement((tx) => tx.query<T>(statement));
   }
 
-  execute(statement: SqlFragment): Promise<number>;
-  /** @deprecated see `Sql.execute` */
-  execute(text: string, params?: readonly unknown[]): Promise<number>;
-  execute(...statement: Statement): Promise<number> {
-    if (this.dialect === 'postgres') return this.onPool().execute(...statement);
-    return this.sqliteStatement((tx) => tx.execute(...statement));
+  execute(statement: SqlFragment): Promise<number> {
+    if (this.dialect === 'postgres') return this.onPool().execute(statement);
+    return this.sqliteStatement((tx) => tx.execute(statement));
   }
 
   /** Runs `SELECT COUNT(*) …` (one row, one column) and answers the count. */
@@ -144,13 +109,13 @@ export class Db implements Sql {
   }
 
   /** Statements outside a transaction, straight to the pool. */
-  private onPool(): Runner {
+  private onPool(): Sql {
     this.pooled ??= postgresSql(this.pool());
     return this.pooled;
   }
 
   /** One statement outside a transaction, on a query runner of its own. */
-  private sqliteStatement<T>(run: (tx: Runner) => Promise<T>): Promise<T> {
+  private sqliteStatement<T>(run: (tx: Sql) => Promise<T>): Promise<T> {
     return this.exclusive(async () => {
       const runner = this.dataSource.createQueryRunner();
       try {
@@ -192,16 +157,16 @@ function isRetryable(error: unknown): boolean {
 }
 
 /** Statements straight to the pg pool, or to a client checked out of it for a transaction. */
-function postgresSql(target: Pool | PoolClient): Runner {
-  const run = (statement: Statement) => {
-    const { text, params } = rendered('postgres', statement);
+function postgresSql(target: Pool | PoolClient): Sql {
+  const run = (statement: SqlFragment) => {
+    const { text, params } = render(statement, 'postgres');
     return target.query(text, params);
   };
   return {
     dialect: 'postgres',
-    query: async <T>(...statement: Statement) => (await run(statement)).rows as T[],
+    query: async <T>(statement: SqlFragment) => (await run(statement)).rows as T[],
     // For a write with RETURNING, rowCount is the number of rows it returned.
-    execute: async (...statement: Statement) => {
+    execute: async (statement: SqlFragment) => {
       const result = await run(statement);
       return result.rowCount ?? result.rows.length;
     },
@@ -209,15 +174,15 @@ function postgresSql(target: Pool | PoolClient): Runner {
 }
 
 /** Statements through a TypeORM query runner on SQLite, with `?` placeholders. */
-function sqliteSql(runner: QueryRunner): Runner {
-  const structured = async (statement: Statement) => {
-    const { text, params } = rendered('sqlite', statement);
+function sqliteSql(runner: QueryRunner): Sql {
+  const structured = async (statement: SqlFragment) => {
+    const { text, params } = render(statement, 'sqlite');
     return (await runner.query(text, params, true)) as { records?: unknown[]; affected?: number };
   };
   return {
     dialect: 'sqlite',
-    query: async <T>(...statement: Statement) => ((await structured(statement)).records ?? []) as T[],
-    execute: async (...statement: Statement) => {
+    query: async <T>(statement: SqlFragment) => ((await structured(statement)).records ?? []) as T[],
+    execute: async (statement: SqlFragment) => {
       const result = await structured(statement);
       return result.affected ?? result.records?.length ?? 0;
     },

@@ -1,18 +1,5 @@
-import { bigSum, Dialect, forUpdate, toSqliteParameters } from './dialect';
+import { bigSum, Dialect, forUpdate } from './dialect';
 import { list, raw, render, sql } from './sql';
-
-describe('toSqliteParameters', () => {
-  it('turns numbered placeholders into positional ones, repeating values as needed', () => {
-    expect(toSqliteParameters('SELECT * FROM t WHERE a = $2 AND (b = $1 OR c = $2)', ['x', 'y'])).toEqual({
-      sql: 'SELECT * FROM t WHERE a = ? AND (b = ? OR c = ?)',
-      params: ['y', 'x', 'y'],
-    });
-  });
-
-  it('refuses a placeholder without a value', () => {
-    expect(() => toSqliteParameters('SELECT $3', [1])).toThrow('$3');
-  });
-});
 
 describe('dialect fragments', () => {
   it('sums big decimals exactly: numeric SUM as text on PostgreSQL, the bigsum aggregate on SQLite', () => {

@@ -59,27 +59,3 @@ export function forUpdate(dialect: Dialect): SqlFragment {
 export function toIso(value: Date | string): string {
   return value instanceof Date ? value.toISOString() : new Date(value).toISOString();
 }
-
-export function toNumber(value: number | string | bigint): number {
-  return Number(value);
-}
-
-/**
- * better-sqlite3 binds anonymous `?` parameters in order of appearance, while SQL passed to `Db` as
- * text is written with PostgreSQL's numbered `$n`. Rewrites the text and lays the values out to match.
- *
- * @deprecated Only for statements still passed to `Db` as `(text, params)`; fragments built with
- * `sql` are rendered for the dialect by `render` (./sql.ts). Goes once no caller passes text.
- */
-export function toSqliteParameters(sql: string, params: readonly unknown[]): { sql: string; params: unknown[] } {
-  const ordered: unknown[] = [];
-  const rewritten = sql.replace(/\$(\d+)/g, (_match, index: string) => {
-    const position = Number(index) - 1;
-    if (position < 0 || position >= params.length) {
-      throw new Error(`SQL placeholder $${index} has no parameter`);
-    }
-    ordered.push(params[position]);
-    return '?';
-  });
-  return { sql: rewritten, params: ordered };
-}
