@@ -8,6 +8,7 @@ import { ChainsModule } from './modules/chains/chains.module';
 import { ApiExceptionFilter } from './http/errors/api-exception.filter';
 import { ApiKeyGuard } from './http/auth/api-key.guard';
 import { KeyThrottlerGuard } from './http/throttling/key-throttler.guard';
+import { StrictQueryGuard } from './http/validation/strict-query.guard';
 import { queryValidationPipe } from './http/validation/validation';
 import { AppConfig } from './config/config';
 import { ConfigModule } from './config/config.module';
@@ -48,9 +49,11 @@ export class AppModule {
       controllers: [HealthController],
       providers: [
         KeyBootstrap,
-        // Guards run in this order: the key is identified first, then rate limited per key.
+        // Guards run in this order: the key is identified first, then rate limited per key, then the
+        // query string is checked for parameters the route does not take.
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_GUARD, useClass: KeyThrottlerGuard },
+        { provide: APP_GUARD, useClass: StrictQueryGuard },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
         { provide: APP_PIPE, useFactory: queryValidationPipe },
       ],

@@ -1,18 +1,6 @@
-import { ApiHideProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
-
-/**
- * Base of every query DTO. The key may travel as `api_key`; it is declared here (and hidden from the
- * parameter list, since OpenAPI documents it as a security scheme) so that the global
- * `forbidNonWhitelisted` check rejects every other unknown parameter.
- */
-export class KeyedQueryDto {
-  @ApiHideProperty()
-  @IsOptional()
-  @IsString()
-  api_key?: string;
-}
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
 
 export const DEFAULT_PER_PAGE = 30;
 export const MAX_PER_PAGE = 100;
@@ -24,7 +12,7 @@ const wholeNumber = () =>
     typeof value === 'string' && /^\d{1,12}$/.test(value) ? Number(value) : value,
   );
 
-export class PerPageQueryDto extends KeyedQueryDto {
+export class PerPageQueryDto {
   @ApiPropertyOptional({
     description: 'Results per page.',
     minimum: 1,

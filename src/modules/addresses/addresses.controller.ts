@@ -1,9 +1,8 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { Controller, Get, Param } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { AddressPipe } from '../../http/validation/address.pipes';
 import { ApiErrors } from '../../http/docs/api-docs';
 import { AccountId } from '../../http/auth/auth';
-import { KeyedQueryDto } from '../../http/validation/query.dto';
 import type { ParsedAddress } from '../../core/addresses/address-families';
 import { AddressDetailsDto } from './dto/address-details.dto';
 import { AddressesService } from './addresses.service';
@@ -29,7 +28,6 @@ export class AddressesController {
   details(
     @AccountId() accountId: number,
     @Param('address', AddressPipe) address: ParsedAddress,
-    @Query() _query: KeyedQueryDto,
   ): Promise<AddressDetailsDto> {
     return this.addresses.details(accountId, address);
   }

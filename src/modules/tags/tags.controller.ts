@@ -7,7 +7,7 @@ import { AccountId } from '../../http/auth/auth';
 import { JsonBody } from '../../http/json-body';
 import { OffsetPage } from '../../http/paging/paging';
 import { Paged } from '../../http/paging/link-header.interceptor';
-import { KeyedQueryDto, PageQueryDto } from '../../http/validation/query.dto';
+import { PageQueryDto } from '../../http/validation/query.dto';
 import { TagDetailsDto, TaggedAddressDto, TagSummaryDto } from './dto/tag.dto';
 import { TAG_RULE } from '../../core/tags/tag-rules';
 import { TagValidationPipe } from '../../http/validation/tag-validation.pipe';
@@ -53,11 +53,7 @@ export class TagsController {
   @ApiParam(TAG_PARAM)
   @ApiOkResponse({ type: TagDetailsDto })
   @ApiErrors('INVALID_TAG', 'TAG_NOT_FOUND', 'INVALID_QUERY')
-  details(
-    @AccountId() accountId: number,
-    @Param('tag', TagValidationPipe) tag: string,
-    @Query() _query: KeyedQueryDto,
-  ): Promise<TagDetailsDto> {
+  details(@AccountId() accountId: number, @Param('tag', TagValidationPipe) tag: string): Promise<TagDetailsDto> {
     return this.tags.details(accountId, tag);
   }
 
@@ -85,7 +81,6 @@ export class TagsController {
     @AccountId() accountId: number,
     @Param('tag', TagValidationPipe) tag: string,
     @Body(AddressListPipe) addresses: ParsedAddress[],
-    @Query() _query: KeyedQueryDto,
   ): Promise<TaggedAddressDto[]> {
     return this.tags.assign(accountId, tag, addresses);
   }
@@ -127,7 +122,6 @@ export class TagsController {
     @AccountId() accountId: number,
     @Param('tag', TagValidationPipe) tag: string,
     @Body(AddressListPipe) addresses: ParsedAddress[],
-    @Query() _query: KeyedQueryDto,
   ): Promise<TaggedAddressDto[]> {
     return this.tags.removeFrom(accountId, tag, addresses);
   }
@@ -141,11 +135,7 @@ export class TagsController {
   @ApiParam(TAG_PARAM)
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrors('INVALID_TAG', 'TAG_NOT_FOUND', 'INVALID_QUERY')
-  async delete(
-    @AccountId() accountId: number,
-    @Param('tag', TagValidationPipe) tag: string,
-    @Query() _query: KeyedQueryDto,
-  ): Promise<void> {
+  async delete(@AccountId() accountId: number, @Param('tag', TagValidationPipe) tag: string): Promise<void> {
     await this.tags.delete(accountId, tag);
   }
 }
