@@ -171,6 +171,28 @@ describe.each(DATABASES)('foundation on %s', (kind) => {
       expect([tag.status, tag.body.code]).toEqual([400, 'INVALID_TAG']);
     });
 
+    it('names the parameter in the code and message its route declares, on every method', async () => {
+      const cases: [Method, string, string, string][] = [
+        ['get', '/v2/addresses/%E0%A4%A', 'INVALID_ADDRESS', 'address'],
+        ['get', '/v2/tags/%FF/addresses', 'INVALID_TAG', 'tag'],
+        ['post', '/v2/tags/%FF', 'INVALID_TAG', 'tag'],
+        ['delete', '/v2/tags/%FF', 'INVALID_TAG', 'tag'],
+      ];
+      for (const [method, path, code, name] of cases) {
+        const response = await t.http()[method](path).set('X-API-Key', t.keys.alice);
+        expect({ path, status: response.status, body: response.body }).toEqual({
+          path,
+          status: 400,
+          body: {
+            statusCode: 400,
+            error: 'Bad Request',
+            code,
+            message: `The ${name} in the path is not valid percent-encoded text.`,
+          },
+        });
+      }
+    });
+
     it('sends a request id, security headers and no X-Powered-By', async () => {
       const response = await t.http().get('/health').expect(200);
       expect(response.body).toEqual({ status: 'ok' });

@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import { ThrottlerException } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import { ApiError, ErrorBody, ErrorCode, errorBody } from '../../core/errors';
+import { PathParameterRoutes } from '../validation/path-params';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: 'BAD_REQUEST',
@@ -20,6 +21,8 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
+
+  constructor(private readonly pathParameters: PathParameterRoutes) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const request = host.switchToHttp().getRequest<Request & { id?: string }>();
@@ -44,20 +47,18 @@ export class ApiExceptionFilter implements ExceptionFilter {
       const status = exception.getStatus();
       const code = CODE_BY_STATUS[status];
       if (status === 404) return errorBody('NOT_FOUND', `No route ${request.method} ${request.path}`);
-      if (status === 400 && /^Failed to decode param/.test(exception.message)) return undecodablePath(request.path);
+      if (status === 400 && /^Failed to decode param/.test(exception.message)) return this.undecodable(request.path);
       if (code) return errorBody(code, clientMessage(exception));
     }
     return errorBody('INTERNAL', 'Internal server error; the request id in X-Request-Id identifies it in the logs.');
   }
-}
 
-/** A path parameter with broken percent-encoding is a bad address or tag, as the route names it. */
-function undecodablePath(path: string): ErrorBody {
-  if (path.startsWith('/v2/addresses/'))
-    return errorBody('INVALID_ADDRESS', 'The address in the path is not valid percent-encoded text.');
-  if (path.startsWith('/v2/tags/'))
-    return errorBody('INVALID_TAG', 'The tag in the path is not valid percent-encoded text.');
-  return errorBody('BAD_REQUEST', 'The path is not valid percent-encoded text.');
+  /** A path parameter with broken percent-encoding gets the code its route declares for a bad value. */
+  private undecodable(path: string): ErrorBody {
+    const parameter = this.pathParameters.undecodable(path);
+    if (parameter?.code === undefined) return errorBody('BAD_REQUEST', 'The path is not valid percent-encoded text.');
+    return errorBody(parameter.code, `The ${parameter.name} in the path is not valid percent-encoded text.`);
+  }
 }
 
 function clientMessage(exception: HttpException): string {
