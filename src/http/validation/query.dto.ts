@@ -32,6 +32,7 @@ export class PageQueryDto extends PerPageQueryDto {
   @ApiPropertyOptional({
     description: 'Page number, from 1. A page past the end is an empty array.',
     minimum: 1,
+    maximum: MAX_PAGE,
     default: 1,
     type: Number,
   })
