@@ -21,9 +21,6 @@ const ADDRESS_LIST = {
     },
   },
 };
-const LINK_HEADER = {
-  Link: { description: 'Pagination links (first, prev, next, last).', schema: { type: 'string' } },
-};
 
 @ApiTags('tags')
 @Controller('v2/tags')
@@ -31,12 +28,11 @@ export class TagsController {
   constructor(private readonly tags: TagsService) {}
 
   @Get()
-  @Paged()
+  @Paged(TagSummaryDto)
   @ApiOperation({
     summary: 'List tags',
     description: "The calling account's tags by name, with their address counts. The reserved `0` is not listed.",
   })
-  @ApiOkResponse({ type: [TagSummaryDto], headers: LINK_HEADER })
   @ApiErrors('INVALID_QUERY')
   list(@AccountId() accountId: number, @Query() query: PageQueryDto): Promise<OffsetPage<TagSummaryDto>> {
     return this.tags.list(accountId, query.page, query.per_page);
@@ -78,9 +74,8 @@ export class TagsController {
   }
 
   @Get(':tag/addresses')
-  @Paged()
+  @Paged(TaggedAddressDto)
   @ApiOperation({ summary: 'List addresses carrying a tag', description: 'By time of assignment, then address.' })
-  @ApiOkResponse({ type: [TaggedAddressDto], headers: LINK_HEADER })
   @ApiErrors('INVALID_TAG', 'TAG_NOT_FOUND', 'INVALID_QUERY')
   members(
     @AccountId() accountId: number,
