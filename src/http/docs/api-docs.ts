@@ -52,9 +52,14 @@ const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
   DATABASE_UNAVAILABLE: 'The database does not answer.',
 };
 
-/** Documents the contract errors a route can answer, one response per status listing its codes. */
+/**
+ * Documents the contract errors a route can answer, one response per status listing its codes.
+ * Every keyed route can answer UNAUTHORIZED and RATE_LIMITED, and every route INVALID_QUERY
+ * (StrictQueryGuard), listed where the route names it or else last.
+ */
 export function ApiErrors(...codes: ErrorCode[]): MethodDecorator & ClassDecorator {
   const all: ErrorCode[] = ['UNAUTHORIZED', 'RATE_LIMITED', ...codes];
+  if (!all.includes('INVALID_QUERY')) all.push('INVALID_QUERY');
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of all) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
   return applyDecorators(
