@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE, DiscoveryModule } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { AccountsModule } from './modules/accounts/accounts.module';
 import { AddressesModule } from './modules/addresses/addresses.module';
@@ -8,6 +8,8 @@ import { ChainsModule } from './modules/chains/chains.module';
 import { ApiExceptionFilter } from './http/errors/api-exception.filter';
 import { ApiKeyGuard } from './http/auth/api-key.guard';
 import { KeyThrottlerGuard } from './http/throttling/key-throttler.guard';
+import { pathParameterRoutesProvider } from './http/validation/path-params';
+import { StrictQueryGuard } from './http/validation/strict-query.guard';
 import { queryValidationPipe } from './http/validation/validation';
 import { AppConfig } from './config/config';
 import { ConfigModule } from './config/config.module';
@@ -40,6 +42,7 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         DatabaseModule,
+        DiscoveryModule,
         ThrottlerModule.forRoot({
           throttlers: [{ name: 'default', ttl: 60_000, limit: Math.max(config.rateLimitPerMinute, 1) }],
           skipIf: () => config.rateLimitPerMinute === 0,
@@ -50,9 +53,12 @@ export class AppModule {
       controllers: [HealthController],
       providers: [
         KeyBootstrap,
-        // Guards run in this order: the key is identified first, then rate limited per key.
+        // Guards run in this order: the key is identified first, then rate limited per key, then the
+        // query string is checked for parameters the route does not take.
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_GUARD, useClass: KeyThrottlerGuard },
+        { provide: APP_GUARD, useClass: StrictQueryGuard },
+        pathParameterRoutesProvider,
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
         { provide: APP_PIPE, useFactory: queryValidationPipe },
       ],

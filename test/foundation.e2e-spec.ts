@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { AccountsService } from '../src/modules/accounts/accounts.service';
-import { renderOpenApi, OPENAPI_PATH } from '../scripts/openapi';
+import { renderBuiltOpenApi, renderOpenApi, OPENAPI_PATH } from '../scripts/openapi';
 import { CHAIN_IDS } from '../src/core/chains/chain-ids';
 import { DATABASES, startOnFreshDatabase, TestApp } from './support/test-app';
 
@@ -171,6 +171,28 @@ describe.each(DATABASES)('foundation on %s', (kind) => {
       expect([tag.status, tag.body.code]).toEqual([400, 'INVALID_TAG']);
     });
 
+    it('names the parameter in the code and message its route declares, on every method', async () => {
+      const cases: [Method, string, string, string][] = [
+        ['get', '/v2/addresses/%E0%A4%A', 'INVALID_ADDRESS', 'address'],
+        ['get', '/v2/tags/%FF/addresses', 'INVALID_TAG', 'tag'],
+        ['post', '/v2/tags/%FF', 'INVALID_TAG', 'tag'],
+        ['delete', '/v2/tags/%FF', 'INVALID_TAG', 'tag'],
+      ];
+      for (const [method, path, code, name] of cases) {
+        const response = await t.http()[method](path).set('X-API-Key', t.keys.alice);
+        expect({ path, status: response.status, body: response.body }).toEqual({
+          path,
+          status: 400,
+          body: {
+            statusCode: 400,
+            error: 'Bad Request',
+            code,
+            message: `The ${name} in the path is not valid percent-encoded text.`,
+          },
+        });
+      }
+    });
+
     it('sends a request id, security headers and no X-Powered-By', async () => {
       const response = await t.http().get('/health').expect(200);
       expect(response.body).toEqual({ status: 'ok' });
@@ -210,6 +232,68 @@ describe.each(DATABASES)('foundation on %s', (kind) => {
       }
     });
   });
+
+  describe('every route rejects unknown query parameters', () => {
+    it('answers 400 INVALID_QUERY on each registered route for a parameter it does not take, and takes api_key', async () => {
+      const routes = registeredRoutes(t).filter((route) => !isDocumentation(route.path));
+      expect(routes.map((route) => route.path)).toEqual(
+        expect.arrayContaining(['/health', '/v2/chains', '/v2/tags/:tag', '/v2/addresses/:address']),
+      );
+      const unknown = 'unknown query parameter "not_a_parameter"';
+      for (const { method, path } of routes) {
+        // A valid tag, address and body: the unknown parameter is the request's only fault.
+        const concrete = path.replace(/:tag/g, 'walker_tag').replace(/:address/g, WALKER_ADDRESS);
+        const send = (query: string) =>
+          t.http()[method](`${concrete}?${query}`).set('Content-Type', 'application/json').send([WALKER_ADDRESS]);
+        const rejected = await send(`api_key=${t.keys.alice}&not_a_parameter=1`);
+        expect({ method, path, status: rejected.status, body: rejected.body }).toEqual({
+          method,
+          path,
+          status: 400,
+          body: {
+            statusCode: 400,
+            error: 'Bad Request',
+            code: 'INVALID_QUERY',
+            message: unknown,
+            details: [{ parameter: 'not_a_parameter', message: unknown }],
+          },
+        });
+        const accepted = await send(`api_key=${t.keys.alice}`);
+        expect({ method, path, status: accepted.status }).not.toEqual({ method, path, status: 400 });
+      }
+    });
+
+    it('lists unknown parameters before bad values of known ones, in one answer', async () => {
+      const response = await t.http().get('/v2/tokens?per_page=0&limit=5').set('X-API-Key', t.keys.alice);
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({
+        statusCode: 400,
+        error: 'Bad Request',
+        code: 'INVALID_QUERY',
+        message: 'unknown query parameter "limit"; per_page must be a whole number from 1 to 100',
+        details: [
+          { parameter: 'limit', message: 'unknown query parameter "limit"' },
+          { parameter: 'per_page', message: 'per_page must be a whole number from 1 to 100' },
+        ],
+      });
+    });
+
+    it('rejects names that objects carry anyway, such as constructor', async () => {
+      for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+        const response = await t.http().get(`/v2/chains?${name}=1`).set('X-API-Key', t.keys.alice);
+        expect([name, response.status, response.body.details]).toEqual([
+          name,
+          400,
+          [{ parameter: name, message: `unknown query parameter "${name}"` }],
+        ]);
+      }
+    });
+
+    it('still answers 401 first when the key is missing', async () => {
+      const response = await t.http().get('/v2/chains?limit=5');
+      expect([response.status, response.body.code]).toEqual([401, 'UNAUTHORIZED']);
+    });
+  });
 });
 
 describe('rate limiting', () => {
@@ -238,12 +322,31 @@ describe('rate limiting', () => {
     }
     await t.http().get('/v2/chains').set('X-API-Key', t.keys.bob).expect(200);
   });
+
+  it('counts a request with an unknown query parameter, and limits before checking the query', async () => {
+    const key = await t.app.get(AccountsService).createKey('dave');
+    const rejected = await t.http().get('/v2/chains?limit=5').set('X-API-Key', key);
+    expect([rejected.status, rejected.body.code, rejected.headers['x-ratelimit-remaining']]).toEqual([
+      400,
+      'INVALID_QUERY',
+      '2',
+    ]);
+    await t.http().get('/v2/chains').set('X-API-Key', key).expect(200);
+    await t.http().get('/v2/chains').set('X-API-Key', key).expect(200);
+    const limited = await t.http().get('/v2/chains?limit=5').set('X-API-Key', key);
+    expect([limited.status, limited.body.code]).toEqual([429, 'RATE_LIMITED']);
+  });
 });
 
 describe('openapi.json', () => {
   it('is the document the code generates (run `npm run openapi` after changing a route or DTO)', async () => {
     expect(readFileSync(OPENAPI_PATH, 'utf8')).toBe(await renderOpenApi());
   });
+
+  // `nest build` compiles the whole app with tsc; on a busy machine that takes a while.
+  it('is the document the production build serves (npm run build)', async () => {
+    expect(await renderBuiltOpenApi()).toBe(readFileSync(OPENAPI_PATH, 'utf8'));
+  }, 300_000);
 });
 
 function parseLinks(header: string | undefined): Record<string, string> {
@@ -253,6 +356,13 @@ function parseLinks(header: string | undefined): Record<string, string> {
     if (match) links[match[2]!] = match[1]!;
   }
   return links;
+}
+
+const WALKER_ADDRESS = '0x52908400098527886e0f7030069857d2e4169ee7';
+
+/** Swagger UI and the OpenAPI document are served by SwaggerModule, not by controllers. */
+function isDocumentation(path: string): boolean {
+  return /^\/docs([-/]|$)/.test(path);
 }
 
 type Method = 'get' | 'post' | 'delete' | 'put' | 'patch';

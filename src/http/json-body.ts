@@ -4,6 +4,8 @@ import express, { NextFunction, Request, RequestHandler, Response } from 'expres
 import { ApiError } from '../core/errors';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+export const BODY_TOO_LARGE = 'The request body is larger than 1 MiB.';
+export const JSON_REQUIRED = 'Send the body as JSON with the header Content-Type: application/json.';
 
 /**
  * express.json with the contract's limits and errors: bodies over 1 MiB are 413 PAYLOAD_TOO_LARGE and
@@ -18,7 +20,7 @@ export function jsonBodyParser(): RequestHandler {
 
 function toApiError(error: unknown): ApiError {
   const type = (error as { type?: string }).type;
-  if (type === 'entity.too.large') return new ApiError('PAYLOAD_TOO_LARGE', 'The request body is larger than 1 MiB.');
+  if (type === 'entity.too.large') return new ApiError('PAYLOAD_TOO_LARGE', BODY_TOO_LARGE);
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
     return new ApiError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be UTF-8 JSON.');
   }
@@ -30,10 +32,7 @@ class RequireJsonGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<Request>();
     if (request.is('application/json') !== 'application/json') {
-      throw new ApiError(
-        'UNSUPPORTED_MEDIA_TYPE',
-        'Send the body as JSON with the header Content-Type: application/json.',
-      );
+      throw new ApiError('UNSUPPORTED_MEDIA_TYPE', JSON_REQUIRED);
     }
     return true;
   }

@@ -5,6 +5,9 @@ import { ApiError } from '../../core/errors';
 import { IS_PUBLIC } from './public.decorator';
 
 export const API_KEY_HEADER = 'x-api-key';
+/** The query parameter that may carry the key; every route accepts it. */
+export const API_KEY_PARAMETER = 'api_key';
+export const KEY_REJECTED = 'The API key is unknown or has been revoked.';
 
 /** Global guard: every route needs an active key, from `?api_key=` or the `X-API-Key` header, unless marked @Public(). */
 @Injectable()
@@ -25,14 +28,14 @@ export class ApiKeyGuard implements CanActivate {
       );
     }
     const owner = key === '' ? undefined : await this.accounts.authenticate(key);
-    if (!owner) throw new ApiError('UNAUTHORIZED', 'The API key is unknown or has been revoked.');
+    if (!owner) throw new ApiError('UNAUTHORIZED', KEY_REJECTED);
     request.auth = owner;
     return true;
   }
 }
 
 function presentedKey(request: AuthenticatedRequest): string | undefined {
-  const fromQuery: unknown = request.query.api_key;
+  const fromQuery: unknown = request.query[API_KEY_PARAMETER];
   if (fromQuery !== undefined) return typeof fromQuery === 'string' ? fromQuery : '';
   const fromHeader = request.headers[API_KEY_HEADER];
   if (fromHeader !== undefined) return typeof fromHeader === 'string' ? fromHeader : '';

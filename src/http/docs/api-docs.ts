@@ -1,6 +1,14 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
 import { ERROR_STATUS, ErrorCode, reasonPhrase } from '../../core/errors';
+import { MAX_TAGS_PER_ADDRESS, TAG_RULE } from '../../core/tags/tag-rules';
+import { KEY_REJECTED } from '../auth/api-key.guard';
+import { INTERNAL_MESSAGE, noRoute, RATE_LIMITED_MESSAGE } from '../errors/api-exception.filter';
+import { BODY_TOO_LARGE, JSON_REQUIRED } from '../json-body';
+import { unknownParameter } from '../validation/validation';
+
+/** The example of INVALID_QUERY, in the error body's schema and in the route examples. */
+const UNKNOWN_LIMIT = unknownParameter('limit').message;
 
 export class ErrorDto {
   @ApiProperty({ example: 400 })
@@ -12,7 +20,7 @@ export class ErrorDto {
   @ApiProperty({ enum: Object.keys(ERROR_STATUS), example: 'INVALID_QUERY' })
   code!: string;
 
-  @ApiProperty({ example: 'unknown query parameter "limit"' })
+  @ApiProperty({ example: UNKNOWN_LIMIT })
   message!: string;
 
   @ApiPropertyOptional({
@@ -23,26 +31,35 @@ export class ErrorDto {
   details?: unknown[];
 }
 
+/**
+ * One example message per code: the very text the service sends where it is fixed, written here
+ * only where the message is built from the request or lives in a feature module.
+ */
 const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
-  UNAUTHORIZED: 'The API key is unknown or has been revoked.',
-  INVALID_TAG: 'Tags are 5-64 characters of a-z, 0-9 and "_", or the reserved "0".',
+  UNAUTHORIZED: KEY_REJECTED,
+  INVALID_TAG: TAG_RULE,
   INVALID_ADDRESS: 'Not an address of any supported chain: "0x12"',
   INVALID_BODY: 'The body must be a JSON array of 1 to 1000 address strings.',
-  INVALID_QUERY: 'unknown query parameter "limit"',
+  INVALID_QUERY: UNKNOWN_LIMIT,
   BAD_REQUEST: 'Bad request',
   TAG_NOT_FOUND: 'No tag "whales" in this account.',
-  NOT_FOUND: 'No route GET /v2/nothing',
-  PAYLOAD_TOO_LARGE: 'The request body is larger than 1 MiB.',
-  UNSUPPORTED_MEDIA_TYPE: 'Send the body as JSON with the header Content-Type: application/json.',
-  TAG_LIMIT_EXCEEDED: 'An address can carry at most 50 tags.',
-  RATE_LIMITED: 'Rate limit exceeded for this API key; retry after the number of seconds in Retry-After.',
-  INTERNAL: 'Internal server error; the request id in X-Request-Id identifies it in the logs.',
+  NOT_FOUND: noRoute('GET', '/v2/nothing'),
+  PAYLOAD_TOO_LARGE: BODY_TOO_LARGE,
+  UNSUPPORTED_MEDIA_TYPE: JSON_REQUIRED,
+  TAG_LIMIT_EXCEEDED: `An address can carry at most ${MAX_TAGS_PER_ADDRESS} tags.`,
+  RATE_LIMITED: RATE_LIMITED_MESSAGE,
+  INTERNAL: INTERNAL_MESSAGE,
   DATABASE_UNAVAILABLE: 'The database does not answer.',
 };
 
-/** Documents the contract errors a route can answer, one response per status listing its codes. */
+/**
+ * Documents the contract errors a route can answer, one response per status listing its codes.
+ * Every keyed route can answer UNAUTHORIZED and RATE_LIMITED, and every route INVALID_QUERY
+ * (StrictQueryGuard), listed where the route names it or else last.
+ */
 export function ApiErrors(...codes: ErrorCode[]): MethodDecorator & ClassDecorator {
   const all: ErrorCode[] = ['UNAUTHORIZED', 'RATE_LIMITED', ...codes];
+  if (!all.includes('INVALID_QUERY')) all.push('INVALID_QUERY');
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of all) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
   return applyDecorators(

@@ -2,8 +2,16 @@ import { ArgumentsHost, BadRequestException, NotFoundException } from '@nestjs/c
 import { ThrottlerException } from '@nestjs/throttler';
 import { ApiExceptionFilter } from './api-exception.filter';
 import { ApiError } from '../../core/errors';
+import { PathParameterRoutes } from '../validation/path-params';
 
-function run(exception: unknown): { status: number; body: Record<string, unknown> } {
+/** Routes whose parameters declare codes the way @TagParam() and @AddressParam() do. */
+const ROUTES = new PathParameterRoutes([
+  { path: '/v2/somewhere', errors: {} },
+  { path: '/v2/addresses/:address/labels/:tag', errors: { address: 'INVALID_ADDRESS', tag: 'INVALID_TAG' } },
+  { path: '/v2/things/:id', errors: {} },
+]);
+
+function run(exception: unknown, path = '/v2/somewhere'): { status: number; body: Record<string, unknown> } {
   const sent = { status: 0, body: {} as Record<string, unknown> };
   const response = {
     headersSent: false,
@@ -15,11 +23,11 @@ function run(exception: unknown): { status: number; body: Record<string, unknown
       sent.body = body;
     },
   };
-  const request = { method: 'GET', path: '/v2/somewhere', id: 'req-1' };
+  const request = { method: 'GET', path, id: 'req-1' };
   const host = {
     switchToHttp: () => ({ getRequest: () => request, getResponse: () => response }),
   } as unknown as ArgumentsHost;
-  new ApiExceptionFilter().catch(exception, host);
+  new ApiExceptionFilter(ROUTES).catch(exception, host);
   return sent;
 }
 
@@ -63,6 +71,35 @@ describe('ApiExceptionFilter', () => {
       statusCode: 400,
       code: 'BAD_REQUEST',
       message: 'nope',
+    });
+  });
+
+  describe('a path parameter Express cannot percent-decode', () => {
+    // What Express's router hands on when decodeURIComponent fails on a parameter.
+    const decodeFailure = (value: string) => new BadRequestException(`Failed to decode param '${value}'`);
+
+    it('gets the code the route declares for that parameter, whatever the path starts with', () => {
+      expect(run(decodeFailure('%E0%A4%A'), '/v2/addresses/0xabc/labels/%E0%A4%A').body).toEqual({
+        statusCode: 400,
+        error: 'Bad Request',
+        code: 'INVALID_TAG',
+        message: 'The tag in the path is not valid percent-encoded text.',
+      });
+      expect(run(decodeFailure('%FF'), '/V2/Addresses/%FF/labels/%FF/').body).toMatchObject({
+        code: 'INVALID_ADDRESS',
+        message: 'The address in the path is not valid percent-encoded text.',
+      });
+    });
+
+    it('is a plain BAD_REQUEST where the route declares no code, or no route matches', () => {
+      for (const path of ['/v2/things/%FF', '/v2/elsewhere/%FF']) {
+        expect(run(decodeFailure('%FF'), path).body).toEqual({
+          statusCode: 400,
+          error: 'Bad Request',
+          code: 'BAD_REQUEST',
+          message: 'The path is not valid percent-encoded text.',
+        });
+      }
     });
   });
 });

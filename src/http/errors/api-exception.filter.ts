@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import { ThrottlerException } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import { ApiError, ErrorBody, ErrorCode, errorBody } from '../../core/errors';
+import { PathParameterRoutes } from '../validation/path-params';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: 'BAD_REQUEST',
@@ -12,6 +13,14 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   429: 'RATE_LIMITED',
 };
 
+export const RATE_LIMITED_MESSAGE =
+  'Rate limit exceeded for this API key; retry after the number of seconds in Retry-After.';
+export const INTERNAL_MESSAGE = 'Internal server error; the request id in X-Request-Id identifies it in the logs.';
+
+export function noRoute(method: string, path: string): string {
+  return `No route ${method} ${path}`;
+}
+
 /**
  * Every error leaves the service through here, in the contract's shape. Only messages written for
  * clients are passed on; anything unexpected is logged with the request id and answered as a bare
@@ -20,6 +29,8 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
+
+  constructor(private readonly pathParameters: PathParameterRoutes) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const request = host.switchToHttp().getRequest<Request & { id?: string }>();
@@ -35,29 +46,24 @@ export class ApiExceptionFilter implements ExceptionFilter {
   private toBody(exception: unknown, request: Request): ErrorBody {
     if (exception instanceof ApiError) return errorBody(exception.code, exception.message, exception.details);
     if (exception instanceof ThrottlerException) {
-      return errorBody(
-        'RATE_LIMITED',
-        'Rate limit exceeded for this API key; retry after the number of seconds in Retry-After.',
-      );
+      return errorBody('RATE_LIMITED', RATE_LIMITED_MESSAGE);
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       const code = CODE_BY_STATUS[status];
-      if (status === 404) return errorBody('NOT_FOUND', `No route ${request.method} ${request.path}`);
-      if (status === 400 && /^Failed to decode param/.test(exception.message)) return undecodablePath(request.path);
+      if (status === 404) return errorBody('NOT_FOUND', noRoute(request.method, request.path));
+      if (status === 400 && /^Failed to decode param/.test(exception.message)) return this.undecodable(request.path);
       if (code) return errorBody(code, clientMessage(exception));
     }
-    return errorBody('INTERNAL', 'Internal server error; the request id in X-Request-Id identifies it in the logs.');
+    return errorBody('INTERNAL', INTERNAL_MESSAGE);
   }
-}
 
-/** A path parameter with broken percent-encoding is a bad address or tag, as the route names it. */
-function undecodablePath(path: string): ErrorBody {
-  if (path.startsWith('/v2/addresses/'))
-    return errorBody('INVALID_ADDRESS', 'The address in the path is not valid percent-encoded text.');
-  if (path.startsWith('/v2/tags/'))
-    return errorBody('INVALID_TAG', 'The tag in the path is not valid percent-encoded text.');
-  return errorBody('BAD_REQUEST', 'The path is not valid percent-encoded text.');
+  /** A path parameter with broken percent-encoding gets the code its route declares for a bad value. */
+  private undecodable(path: string): ErrorBody {
+    const parameter = this.pathParameters.undecodable(path);
+    if (parameter?.code === undefined) return errorBody('BAD_REQUEST', 'The path is not valid percent-encoded text.');
+    return errorBody(parameter.code, `The ${parameter.name} in the path is not valid percent-encoded text.`);
+  }
 }
 
 function clientMessage(exception: HttpException): string {

@@ -1,4 +1,13 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor, UseInterceptors } from '@nestjs/common';
+import {
+  applyDecorators,
+  CallHandler,
+  ExecutionContext,
+  Injectable,
+  NestInterceptor,
+  Type,
+  UseInterceptors,
+} from '@nestjs/common';
+import { ApiOkResponse } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { map, Observable } from 'rxjs';
 import { CursorPage, formatLinks, LinkRelation, OffsetPage, offsetRelations, withParameter } from './paging';
@@ -24,13 +33,29 @@ export class LinkHeaderInterceptor implements NestInterceptor {
   }
 }
 
+/** The relations each kind of page links, as its `Link` header documents them. */
+const RELATIONS: Record<'page' | 'cursor', LinkRelation[]> = {
+  page: ['first', 'prev', 'next', 'last'],
+  cursor: ['next', 'first'],
+};
+
 /**
- * Marks a handler that returns an OffsetPage or a CursorPage. Only those routes run the
+ * Marks a handler that returns an OffsetPage (`page`) or a CursorPage (`cursor`) of `type`, and
+ * documents its answer: an array of `type` with a `Link` header. Only these routes run the
  * interceptor: Nest wraps every intercepted call in an rxjs pipeline and an AsyncResource, which
  * cost the routes that never page about a tenth of their CPU time when it was global
  * (bench/README.md).
  */
-export const Paged = (): MethodDecorator & ClassDecorator => UseInterceptors(LinkHeaderInterceptor);
+export const Paged = (type: Type<unknown>, paging: 'page' | 'cursor' = 'page'): MethodDecorator =>
+  applyDecorators(
+    UseInterceptors(LinkHeaderInterceptor),
+    ApiOkResponse({
+      type: [type],
+      headers: {
+        Link: { description: `Pagination links (${RELATIONS[paging].join(', ')}).`, schema: { type: 'string' } },
+      },
+    }),
+  );
 
 function linksFor(result: OffsetPage<unknown> | CursorPage<unknown>, url: URL): [LinkRelation, string][] {
   if (result instanceof OffsetPage) {

@@ -1,9 +1,8 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { AddressPipe } from '../../http/validation/address.pipes';
+import { Controller, Get } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AddressParam } from '../../http/validation/path-params';
 import { ApiErrors } from '../../http/docs/api-docs';
 import { AccountId } from '../../http/auth/auth';
-import { KeyedQueryDto } from '../../http/validation/query.dto';
 import type { ParsedAddress } from '../../core/addresses/address-families';
 import { AddressDetailsDto } from './dto/address-details.dto';
 import { AddressesService } from './addresses.service';
@@ -19,18 +18,9 @@ export class AddressesController {
     description:
       'Any accepted form of an address finds the same record. A valid address with no data has zero stats, not 404.',
   })
-  @ApiParam({
-    name: 'address',
-    description: 'An address of any supported chain.',
-    example: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4',
-  })
   @ApiOkResponse({ type: AddressDetailsDto })
   @ApiErrors('INVALID_ADDRESS', 'INVALID_QUERY')
-  details(
-    @AccountId() accountId: number,
-    @Param('address', AddressPipe) address: ParsedAddress,
-    @Query() _query: KeyedQueryDto,
-  ): Promise<AddressDetailsDto> {
+  details(@AccountId() accountId: number, @AddressParam() address: ParsedAddress): Promise<AddressDetailsDto> {
     return this.addresses.details(accountId, address);
   }
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { StatsService } from '../stats/stats.service';
 import { TagsService } from '../tags/tags.service';
 import type { ParsedAddress } from '../../core/addresses/address-families';
-import { AddressDetailsDto } from './dto/address-details.dto';
+import { AddressDetailsDto, toAddressDetails } from './dto/address-details.dto';
 
 @Injectable()
 export class AddressesService {
@@ -16,6 +16,6 @@ export class AddressesService {
       this.tags.records(accountId, [address]),
       this.stats.forAddress(address.canonical),
     ]);
-    return { address: address.canonical, chains: address.chains, tags: record?.tags ?? [], stats };
+    return toAddressDetails(address, record?.tags ?? [], stats);
   }
 }

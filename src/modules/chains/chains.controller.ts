@@ -1,7 +1,6 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../../http/docs/api-docs';
-import { KeyedQueryDto } from '../../http/validation/query.dto';
 import { ChainsService } from './chains.service';
 import { ChainDto } from './dto/chain.dto';
 
@@ -14,7 +13,7 @@ export class ChainsController {
   @ApiOperation({ summary: 'List all supported chains', description: 'Every supported chain, not paginated.' })
   @ApiOkResponse({ type: [ChainDto] })
   @ApiErrors('INVALID_QUERY')
-  list(@Query() _query: KeyedQueryDto): Promise<ChainDto[]> {
+  list(): Promise<ChainDto[]> {
     return this.chains.list();
   }
 }

@@ -15,6 +15,7 @@ export class HealthController {
   @Get()
   @ApiOperation({ summary: 'Liveness and database check (no key needed)' })
   @ApiOkResponse({ schema: { type: 'object', properties: { status: { type: 'string', example: 'ok' } } } })
+  @ApiResponse({ status: 400, description: 'A query parameter other than api_key: INVALID_QUERY', type: ErrorDto })
   @ApiResponse({ status: 503, description: 'The database does not answer: DATABASE_UNAVAILABLE', type: ErrorDto })
   async check(): Promise<{ status: 'ok' }> {
     try {

@@ -1,5 +1,5 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../../http/docs/api-docs';
 import { AccountId } from '../../http/auth/auth';
 import { OffsetPage } from '../../http/paging/paging';
@@ -14,16 +14,12 @@ export class HoldingsController {
   constructor(private readonly holdings: HoldingsService) {}
 
   @Get()
-  @Paged()
+  @Paged(TokenHoldingDto)
   @ApiOperation({
     summary: 'List token holdings',
     description:
       'Holdings with a balance above 0, ordered by chain, token_address, address. Filters combine with AND. ' +
       'Paginated by `page`; see the `Link` header.',
-  })
-  @ApiOkResponse({
-    type: [TokenHoldingDto],
-    headers: { Link: { description: 'Pagination links (first, prev, next, last).', schema: { type: 'string' } } },
   })
   @ApiErrors('INVALID_QUERY', 'INVALID_ADDRESS', 'INVALID_TAG', 'TAG_NOT_FOUND')
   list(@AccountId() accountId: number, @Query() query: TokenHoldingsQueryDto): Promise<OffsetPage<TokenHoldingDto>> {

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { OffsetPage } from '../../http/paging/paging';
-import { toIso } from '../../database/dialect';
 import { TagScopeService } from '../tags/tag-scope.service';
 import { addressFilter, tokenAddressFilter } from '../../core/addresses/address-filters';
-import { TokenHoldingDto } from './dto/token-holding.dto';
+import { TokenHoldingDto, toTokenHolding } from './dto/token-holding.dto';
 import { TokenHoldingsQueryDto } from './dto/token-holdings-query.dto';
 import { HoldingFilters, HoldingRow, HoldingsRepository } from './holdings.repository';
 
@@ -41,20 +40,4 @@ export class HoldingsService {
 
 function tokenKey(token: { chain: string; token_address: string }): string {
   return `${token.chain} ${token.token_address}`;
-}
-
-function toTokenHolding(row: HoldingRow, holders: number): TokenHoldingDto {
-  return {
-    chain: row.chain,
-    address: row.address,
-    token_address: row.token_address,
-    token_name: row.name,
-    token_symbol: row.symbol,
-    token_decimals: Number(row.decimals),
-    token_icon_url: row.icon_url,
-    token_price: row.usd === null ? 0 : Number(row.usd),
-    balance: String(row.balance),
-    holders,
-    updated_at: toIso(row.updated_at),
-  };
 }

@@ -1,5 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBody, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { ApiBody, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { ParsedAddress } from '../../core/addresses';
 import { AddressListPipe } from '../../http/validation/address.pipes';
 import { ApiErrors } from '../../http/docs/api-docs';
@@ -7,17 +7,11 @@ import { AccountId } from '../../http/auth/auth';
 import { JsonBody } from '../../http/json-body';
 import { OffsetPage } from '../../http/paging/paging';
 import { Paged } from '../../http/paging/link-header.interceptor';
-import { KeyedQueryDto, PageQueryDto } from '../../http/validation/query.dto';
+import { PageQueryDto } from '../../http/validation/query.dto';
 import { TagDetailsDto, TaggedAddressDto, TagSummaryDto } from './dto/tag.dto';
-import { TAG_RULE } from '../../core/tags/tag-rules';
-import { TagValidationPipe } from '../../http/validation/tag-validation.pipe';
+import { TagParam } from '../../http/validation/path-params';
 import { TagsService } from './tags.service';
 
-const TAG_PARAM = {
-  name: 'tag',
-  description: `${TAG_RULE} "0" addresses the tracked addresses without a tag.`,
-  example: 'exchange_wallets',
-};
 const ADDRESS_LIST = {
   description: 'A JSON array of 1 to 1000 address strings, in any accepted form; repeats collapse to one.',
   schema: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 1000 },
@@ -27,9 +21,6 @@ const ADDRESS_LIST = {
     },
   },
 };
-const LINK_HEADER = {
-  Link: { description: 'Pagination links (first, prev, next, last).', schema: { type: 'string' } },
-};
 
 @ApiTags('tags')
 @Controller('v2/tags')
@@ -37,12 +28,11 @@ export class TagsController {
   constructor(private readonly tags: TagsService) {}
 
   @Get()
-  @Paged()
+  @Paged(TagSummaryDto)
   @ApiOperation({
     summary: 'List tags',
     description: "The calling account's tags by name, with their address counts. The reserved `0` is not listed.",
   })
-  @ApiOkResponse({ type: [TagSummaryDto], headers: LINK_HEADER })
   @ApiErrors('INVALID_QUERY')
   list(@AccountId() accountId: number, @Query() query: PageQueryDto): Promise<OffsetPage<TagSummaryDto>> {
     return this.tags.list(accountId, query.page, query.per_page);
@@ -50,14 +40,9 @@ export class TagsController {
 
   @Get(':tag')
   @ApiOperation({ summary: 'Retrieve tag details', description: 'Statistics over every address carrying the tag.' })
-  @ApiParam(TAG_PARAM)
   @ApiOkResponse({ type: TagDetailsDto })
   @ApiErrors('INVALID_TAG', 'TAG_NOT_FOUND', 'INVALID_QUERY')
-  details(
-    @AccountId() accountId: number,
-    @Param('tag', TagValidationPipe) tag: string,
-    @Query() _query: KeyedQueryDto,
-  ): Promise<TagDetailsDto> {
+  details(@AccountId() accountId: number, @TagParam() tag: string): Promise<TagDetailsDto> {
     return this.tags.details(accountId, tag);
   }
 
@@ -69,7 +54,6 @@ export class TagsController {
     description:
       'Creates the tag when new. All or nothing: every address is validated and the 50-tag cap checked before anything is written. Tagging an address that already carries the tag is a no-op. `POST /v2/tags/0` tracks addresses without a tag. Answers one record per distinct address, in first-seen order.',
   })
-  @ApiParam(TAG_PARAM)
   @ApiBody(ADDRESS_LIST)
   @ApiOkResponse({ type: [TaggedAddressDto] })
   @ApiErrors(
@@ -83,22 +67,19 @@ export class TagsController {
   )
   assign(
     @AccountId() accountId: number,
-    @Param('tag', TagValidationPipe) tag: string,
+    @TagParam() tag: string,
     @Body(AddressListPipe) addresses: ParsedAddress[],
-    @Query() _query: KeyedQueryDto,
   ): Promise<TaggedAddressDto[]> {
     return this.tags.assign(accountId, tag, addresses);
   }
 
   @Get(':tag/addresses')
-  @Paged()
+  @Paged(TaggedAddressDto)
   @ApiOperation({ summary: 'List addresses carrying a tag', description: 'By time of assignment, then address.' })
-  @ApiParam(TAG_PARAM)
-  @ApiOkResponse({ type: [TaggedAddressDto], headers: LINK_HEADER })
   @ApiErrors('INVALID_TAG', 'TAG_NOT_FOUND', 'INVALID_QUERY')
   members(
     @AccountId() accountId: number,
-    @Param('tag', TagValidationPipe) tag: string,
+    @TagParam() tag: string,
     @Query() query: PageQueryDto,
   ): Promise<OffsetPage<TaggedAddressDto>> {
     return this.tags.members(accountId, tag, query.page, query.per_page);
@@ -111,7 +92,6 @@ export class TagsController {
     description:
       'Extension: removes the tag from the listed addresses, which stay tracked, and answers their updated records. For `0`, listed addresses that carry no tag stop being tracked.',
   })
-  @ApiParam(TAG_PARAM)
   @ApiBody(ADDRESS_LIST)
   @ApiOkResponse({ type: [TaggedAddressDto] })
   @ApiErrors(
@@ -125,9 +105,8 @@ export class TagsController {
   )
   remove(
     @AccountId() accountId: number,
-    @Param('tag', TagValidationPipe) tag: string,
+    @TagParam() tag: string,
     @Body(AddressListPipe) addresses: ParsedAddress[],
-    @Query() _query: KeyedQueryDto,
   ): Promise<TaggedAddressDto[]> {
     return this.tags.removeFrom(accountId, tag, addresses);
   }
@@ -138,14 +117,9 @@ export class TagsController {
     summary: 'Delete a tag',
     description: 'Extension: removes the tag from every address (they stay tracked) and deletes it.',
   })
-  @ApiParam(TAG_PARAM)
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrors('INVALID_TAG', 'TAG_NOT_FOUND', 'INVALID_QUERY')
-  async delete(
-    @AccountId() accountId: number,
-    @Param('tag', TagValidationPipe) tag: string,
-    @Query() _query: KeyedQueryDto,
-  ): Promise<void> {
+  async delete(@AccountId() accountId: number, @TagParam() tag: string): Promise<void> {
     await this.tags.delete(accountId, tag);
   }
 }

@@ -3,7 +3,7 @@ import { ParsedAddress, parseAddress } from '../../core/addresses';
 import { ApiError } from '../../core/errors';
 import { OffsetPage } from '../../http/paging/paging';
 import { StatsService } from '../stats/stats.service';
-import { TagDetailsDto, TaggedAddressDto, TagSummaryDto } from './dto/tag.dto';
+import { TagDetailsDto, TaggedAddressDto, TagSummaryDto, toTaggedAddress, toTagSummary } from './dto/tag.dto';
 import { MAX_TAGS_PER_ADDRESS, UNTAGGED } from '../../core/tags/tag-rules';
 import { TagScopeService } from './tag-scope.service';
 import { TagsRepository } from './tags.repository';
@@ -62,13 +62,7 @@ export class TagsService {
       this.tags.countTags(accountId),
       this.tags.pageTags(accountId, (page - 1) * perPage, perPage),
     ]);
-    const items = rows.map((row) => ({
-      tag: row.name,
-      address_count: row.address_count,
-      created_at: row.created_at,
-      updated_at: row.updated_at,
-    }));
-    return new OffsetPage(items, page, perPage, total);
+    return new OffsetPage(rows.map(toTagSummary), page, perPage, total);
   }
 
   async details(accountId: number, tag: string): Promise<TagDetailsDto> {
@@ -91,11 +85,7 @@ export class TagsService {
       accountId,
       addresses.map((address) => address.canonical),
     );
-    return addresses.map((address) => ({
-      address: address.canonical,
-      tags: tags.get(address.canonical) ?? [],
-      chains: address.chains,
-    }));
+    return addresses.map((address) => toTaggedAddress(address, tags.get(address.canonical) ?? []));
   }
 }
 

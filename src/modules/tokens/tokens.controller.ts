@@ -1,5 +1,5 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../../http/docs/api-docs';
 import { OffsetPage } from '../../http/paging/paging';
 import { Paged } from '../../http/paging/link-header.interceptor';
@@ -13,14 +13,10 @@ export class TokensController {
   constructor(private readonly tokens: TokensService) {}
 
   @Get()
-  @Paged()
+  @Paged(TokenDto)
   @ApiOperation({
     summary: 'List all tokens',
     description: 'Tokens ordered by id, with every deployment. Paginated by `page`; see the `Link` header.',
-  })
-  @ApiOkResponse({
-    type: [TokenDto],
-    headers: { Link: { description: 'Pagination links (first, prev, next, last).', schema: { type: 'string' } } },
   })
   @ApiErrors('INVALID_QUERY')
   list(@Query() query: PageQueryDto): Promise<OffsetPage<TokenDto>> {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { OffsetPage } from '../../http/paging/paging';
-import { DeploymentDto, TokenDto } from './dto/token.dto';
+import { DeploymentDto, toDeployment, toToken, TokenDto } from './dto/token.dto';
 import { TokensRepository } from './tokens.repository';
 
 @Injectable()
@@ -12,10 +12,10 @@ export class TokensService {
     const deployments = new Map<string, DeploymentDto[]>();
     for (const row of await this.tokens.deploymentsOf(rows.map((token) => token.id))) {
       const list = deployments.get(row.token_id) ?? [];
-      list.push({ chain: row.chain, address: row.address, decimals: Number(row.decimals) });
+      list.push(toDeployment(row));
       deployments.set(row.token_id, list);
     }
-    const items = rows.map((token) => ({ ...token, deployments: deployments.get(token.id) ?? [] }));
+    const items = rows.map((token) => toToken(token, deployments.get(token.id) ?? []));
     return new OffsetPage(items, page, perPage, total);
   }
 }

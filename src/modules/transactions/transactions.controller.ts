@@ -1,5 +1,5 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../../http/docs/api-docs';
 import { AccountId } from '../../http/auth/auth';
 import { CursorPage } from '../../http/paging/paging';
@@ -14,17 +14,13 @@ export class TransactionsController {
   constructor(private readonly transactions: TransactionsService) {}
 
   @Get()
-  @Paged()
+  @Paged(TransactionDto, 'cursor')
   @ApiOperation({
     summary: 'List transactions',
     description:
       'Newest first (block_time, then id, descending). Filters combine with AND. Keyset paging: the `Link` ' +
       'header has `next` while more rows follow and `first` on every page but the first; rows added meanwhile ' +
       'never shift a page.',
-  })
-  @ApiOkResponse({
-    type: [TransactionDto],
-    headers: { Link: { description: 'Pagination links (next, first).', schema: { type: 'string' } } },
   })
   @ApiErrors('INVALID_QUERY', 'INVALID_ADDRESS', 'INVALID_TAG', 'TAG_NOT_FOUND')
   list(@AccountId() accountId: number, @Query() query: TransactionsQueryDto): Promise<CursorPage<TransactionDto>> {

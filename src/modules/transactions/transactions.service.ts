@@ -2,14 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { ApiError } from '../../core/errors';
 import { CursorPage } from '../../http/paging/paging';
-import { toIso } from '../../database/dialect';
 import { addressFilter, tokenAddressFilter } from '../../core/addresses/address-filters';
 import { TagScopeService } from '../tags/tag-scope.service';
 import { CursorPosition, decodeCursor, encodeCursor } from './cursor';
-import { TransactionDto } from './dto/transaction.dto';
+import { TransactionDto, toTransaction } from './dto/transaction.dto';
 import { TransactionsQueryDto } from './dto/transactions-query.dto';
 import { parseInstant } from '../../core/time/instant';
-import { TransactionFilters, TransactionRow, TransactionsRepository } from './transactions.repository';
+import { TransactionFilters, TransactionsRepository } from './transactions.repository';
 
 const SECRET_BYTES = 32;
 
@@ -64,19 +63,4 @@ export class TransactionsService {
     );
     return this.secret;
   }
-}
-
-function toTransaction(row: TransactionRow): TransactionDto {
-  return {
-    id: row.id,
-    chain: row.chain,
-    token_address: row.token_address,
-    from_address: row.from_address,
-    to_address: row.to_address,
-    value: String(row.value),
-    tx_hash: row.tx_hash,
-    block_number: String(row.block_number),
-    block_hash: row.block_hash,
-    block_time: toIso(row.block_time),
-  };
 }

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { CHAIN_IDS } from '../../../core/chains/chain-ids';
+import type { ParsedAddress } from '../../../core/addresses/address-families';
 
 export class AddressStatsDto {
   @ApiProperty({ example: 3, description: 'Holdings with a balance above zero.' })
@@ -32,4 +33,8 @@ export class AddressDetailsDto {
 
   @ApiProperty({ type: AddressStatsDto })
   stats!: AddressStatsDto;
+}
+
+export function toAddressDetails(address: ParsedAddress, tags: string[], stats: AddressStatsDto): AddressDetailsDto {
+  return { address: address.canonical, chains: address.chains, tags, stats };
 }

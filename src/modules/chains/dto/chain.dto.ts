@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import type { ChainRow } from '../chains.repository';
 
 export class ExplorerDto {
   @ApiProperty({ example: 'Etherscan' })
@@ -35,4 +36,14 @@ export class ChainDto {
 
   @ApiProperty({ type: [ExplorerDto] })
   explorers!: ExplorerDto[];
+}
+
+export function toChain(row: ChainRow): ChainDto {
+  return {
+    chain: row.chain,
+    chainId: Number(row.chain_id),
+    name: row.name,
+    icon_url: row.icon_url,
+    explorers: JSON.parse(row.explorers) as ExplorerDto[],
+  };
 }

@@ -1,4 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { toIso } from '../../../database/dialect';
+import type { HoldingRow } from '../holdings.repository';
 
 /**
  * One row of GET /v2/token-holdings: the fields of the interface spec (2.3), plus `address`, the
@@ -52,4 +54,21 @@ export class TokenHoldingDto {
 
   @ApiProperty({ example: '2024-05-01T12:00:00.000Z', description: 'When the balance was last updated.' })
   updated_at!: string;
+}
+
+/** `holders` is counted per token of the page, apart from the rows. */
+export function toTokenHolding(row: HoldingRow, holders: number): TokenHoldingDto {
+  return {
+    chain: row.chain,
+    address: row.address,
+    token_address: row.token_address,
+    token_name: row.name,
+    token_symbol: row.symbol,
+    token_decimals: Number(row.decimals),
+    token_icon_url: row.icon_url,
+    token_price: row.usd === null ? 0 : Number(row.usd),
+    balance: String(row.balance),
+    holders,
+    updated_at: toIso(row.updated_at),
+  };
 }

@@ -1,5 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { CHAIN_IDS } from '../../../core/chains/chain-ids';
+import type { ParsedAddress } from '../../../core/addresses';
+import type { TagSummaryRow } from '../tags.repository';
 
 export class TagSummaryDto {
   @ApiProperty({ example: 'exchange_wallets' })
@@ -60,4 +62,13 @@ export class TaggedAddressDto {
     example: ['ethereum', 'bnb', 'polygon', 'arbitrum', 'optimism', 'base'],
   })
   chains!: string[];
+}
+
+export function toTagSummary(row: TagSummaryRow): TagSummaryDto {
+  return { tag: row.name, address_count: row.address_count, created_at: row.created_at, updated_at: row.updated_at };
+}
+
+/** `tags` are the address's tags in the calling account, ascending (`["0"]` when tracked untagged). */
+export function toTaggedAddress(address: ParsedAddress, tags: string[]): TaggedAddressDto {
+  return { address: address.canonical, tags, chains: address.chains };
 }

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import type { DeploymentRow, TokenRow } from '../tokens.repository';
 
 export class DeploymentDto {
   @ApiProperty({ example: 'ethereum' })
@@ -29,4 +30,12 @@ export class TokenDto {
 
   @ApiProperty({ type: [DeploymentDto] })
   deployments!: DeploymentDto[];
+}
+
+export function toDeployment(row: DeploymentRow): DeploymentDto {
+  return { chain: row.chain, address: row.address, decimals: Number(row.decimals) };
+}
+
+export function toToken(row: TokenRow, deployments: DeploymentDto[]): TokenDto {
+  return { id: row.id, name: row.name, symbol: row.symbol, icon_url: row.icon_url, deployments };
 }

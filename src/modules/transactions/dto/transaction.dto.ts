@@ -1,4 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { toIso } from '../../../database/dialect';
+import type { TransactionRow } from '../transactions.repository';
 
 /** One row of GET /v2/transactions, field for field as the interface spec (2.4) names them: one value transfer. */
 export class TransactionDto {
@@ -34,4 +36,19 @@ export class TransactionDto {
 
   @ApiProperty({ example: '2024-05-01T12:00:00.000Z' })
   block_time!: string;
+}
+
+export function toTransaction(row: TransactionRow): TransactionDto {
+  return {
+    id: row.id,
+    chain: row.chain,
+    token_address: row.token_address,
+    from_address: row.from_address,
+    to_address: row.to_address,
+    value: String(row.value),
+    tx_hash: row.tx_hash,
+    block_number: String(row.block_number),
+    block_hash: row.block_hash,
+    block_time: toIso(row.block_time),
+  };
 }

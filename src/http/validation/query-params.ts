@@ -1,0 +1,77 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Max, Min, ValidateBy } from 'class-validator';
+import { CHAIN_IDS } from '../../core/chains/chain-ids';
+import { INSTANT_RULE, parseInstant } from '../../core/time/instant';
+
+/**
+ * Decorators for the fields of query DTOs, each the validation rule and its OpenAPI description
+ * together. Messages name the parameter through class-validator's `$property`.
+ */
+
+/** A repeated parameter (`?tag=a&tag=b`) arrives as an array: INVALID_QUERY rather than a guess. */
+export const SingleValue = (): PropertyDecorator => IsString({ message: '$property must be a single value' });
+
+interface Docs {
+  description: string;
+  example: string;
+}
+
+/** An optional parameter taken as one string. */
+export const OptionalString = (docs: Docs): PropertyDecorator =>
+  applyDecorators(ApiPropertyOptional(docs), IsOptional(), SingleValue());
+
+/** `chain`: one of the supported chain ids. */
+export const ChainFilter = (description: string): PropertyDecorator =>
+  applyDecorators(
+    ApiPropertyOptional({ description, enum: CHAIN_IDS, example: 'ethereum' }),
+    IsOptional(),
+    IsIn(CHAIN_IDS, { message: `$property must be one of ${CHAIN_IDS.join(', ')}` }),
+  );
+
+/** `address`: an address in any accepted spelling; the service parses it (INVALID_ADDRESS). */
+export const AddressFilter = (description: string): PropertyDecorator =>
+  OptionalString({ description, example: '0x52908400098527886e0f7030069857d2e4169ee7' });
+
+/** `token_address`; `subject` says what the list keeps, e.g. "Only holdings of this token". */
+export const TokenAddressFilter = (subject: string): PropertyDecorator =>
+  OptionalString({
+    description: `${subject}: \`0\` for a chain's native coin, else its contract, mint or coin type.`,
+    example: '0xdac17f958d2ee523a2206206994597c13d831ec7',
+  });
+
+/** `tag`, of the calling account; the service resolves it (INVALID_TAG, TAG_NOT_FOUND). */
+export const TagFilter = (subject: string): PropertyDecorator =>
+  OptionalString({
+    description: `${subject} in the caller's account (\`0\`: tracked, untagged).`,
+    example: 'treasury',
+  });
+
+/** An instant in the one accepted timestamp form (core/time/instant.ts). */
+export const IsInstant = (): PropertyDecorator =>
+  ValidateBy({
+    name: 'isInstant',
+    validator: {
+      validate: (value: unknown) => parseInstant(value) !== undefined,
+      defaultMessage: () => `$property must be ${INSTANT_RULE}, a date that exists`,
+    },
+  });
+
+/**
+ * A whole number from 1 to `maximum`. Digits only become a number; anything else stays a string
+ * and fails with the one message.
+ */
+export const WholeNumber = (maximum: number, docs: { description: string; default: number }): PropertyDecorator => {
+  const message = `$property must be a whole number from 1 to ${maximum}`;
+  return applyDecorators(
+    ApiPropertyOptional({ description: docs.description, minimum: 1, maximum, default: docs.default, type: Number }),
+    IsOptional(),
+    Transform(({ value }: { value: unknown }) =>
+      typeof value === 'string' && /^\d{1,12}$/.test(value) ? Number(value) : value,
+    ),
+    IsInt({ message }),
+    Min(1, { message }),
+    Max(maximum, { message }),
+  );
+};
