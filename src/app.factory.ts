@@ -3,7 +3,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import { jsonBodyParser } from './http/json-body';
-import { createLogger, NestPinoLogger, requestLogger } from './http/logging/logging';
+import { createLogger, logFormat, NestPinoLogger, requestLogger } from './http/logging/logging';
 import { HELMET_OPTIONS, securityHeaders } from './http/security-headers';
 import { AppConfig } from './config/config';
 import { buildOpenApiDocument, setupOpenApi } from './openapi';
@@ -13,7 +13,9 @@ export async function createApp(
   config: AppConfig,
   options: { logDestination?: DestinationStream } = {},
 ): Promise<NestExpressApplication> {
-  const logger = createLogger(config.logLevel, options.logDestination);
+  // A destination given by a test always gets JSON, whatever the terminal.
+  const format = options.logDestination ? 'json' : logFormat(process.stdout.isTTY, config.operations.production);
+  const logger = createLogger(config.logLevel, options.logDestination, format);
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
     bodyParser: false,
     logger: new NestPinoLogger(logger),

@@ -27,9 +27,23 @@ describe('parseConfig', () => {
     ['API_KEYS', { API_KEYS: 'ops:short' }],
     ['RATE_LIMIT_PER_MINUTE', { RATE_LIMIT_PER_MINUTE: '-1' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
+    ['METRICS', { METRICS: 'yes' }],
+    ['REDIS_URL', { REDIS_URL: 'localhost:6379' }],
+    ['REDIS_URL', { REDIS_URL: 'http://cache:6379' }],
   ])('stops with a message naming %s', (variable, env) => {
     expect(() => parseConfig(env)).toThrow(ConfigError);
     expect(() => parseConfig(env)).toThrow(variable);
+  });
+
+  it('reads the operations settings: metrics on unless METRICS=off, REDIS_URL, NODE_ENV=production', () => {
+    expect(parseConfig({}).operations).toEqual({ metrics: true, redisUrl: undefined, production: false });
+    expect(
+      parseConfig({ METRICS: 'OFF', REDIS_URL: 'redis://:pw@cache:6379/2', NODE_ENV: 'production' }).operations,
+    ).toEqual({ metrics: false, redisUrl: 'redis://:pw@cache:6379/2', production: true });
+    expect(parseConfig({ REDIS_URL: '' }).operations.redisUrl).toBeUndefined();
+    expect(() => parseConfig({ REDIS_URL: 'cache:secret@6379' })).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('secret') }),
+    );
   });
 
   it('never echoes a bad key in its message', () => {
