@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import { ThrottlerException } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import { ApiError, ErrorBody, ErrorCode, errorBody } from '../../core/errors';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from './database-unavailable';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: 'BAD_REQUEST',
@@ -28,6 +29,12 @@ export class ApiExceptionFilter implements ExceptionFilter {
     if (body.statusCode >= 500 && body.code === 'INTERNAL') {
       this.logger.error({ requestId: request.id, err: exception }, 'unexpected error');
     }
+    if (body.code === 'DATABASE_UNAVAILABLE') {
+      // The driver's reason goes to the log only; the client learns when to come back.
+      if (!(exception instanceof ApiError))
+        this.logger.warn({ requestId: request.id, err: exception }, 'database unavailable');
+      if (!response.headersSent) response.setHeader('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
+    }
     if (response.headersSent) return;
     response.status(body.statusCode).json(body);
   }
@@ -38,6 +45,12 @@ export class ApiExceptionFilter implements ExceptionFilter {
       return errorBody(
         'RATE_LIMITED',
         'Rate limit exceeded for this API key; retry after the number of seconds in Retry-After.',
+      );
+    }
+    if (isDatabaseUnavailable(exception)) {
+      return errorBody(
+        'DATABASE_UNAVAILABLE',
+        'The database cannot be reached right now; retry after the number of seconds in Retry-After.',
       );
     }
     if (exception instanceof HttpException) {
