@@ -18,13 +18,13 @@ export async function createApp(
   const logger = createLogger(config.logLevel, options.logDestination, format);
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
     bodyParser: false,
+    abortOnError: false,
     logger: new NestPinoLogger(logger),
   });
   app.disable('x-powered-by');
   app.use(requestLogger(logger));
   app.use(securityHeaders(HELMET_OPTIONS));
   app.use(jsonBodyParser());
-  app.enableShutdownHooks();
   setupOpenApi(app, buildOpenApiDocument(app));
   return app;
 }
