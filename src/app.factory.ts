@@ -4,6 +4,8 @@ import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import { jsonBodyParser } from './http/json-body';
 import { createLogger, logFormat, NestPinoLogger, requestLogger } from './http/logging/logging';
+import { httpMetrics } from './http/metrics/http-metrics';
+import { Metrics } from './http/metrics/metrics.service';
 import { HELMET_OPTIONS, securityHeaders } from './http/security-headers';
 import { AppConfig } from './config/config';
 import { buildOpenApiDocument, setupOpenApi } from './openapi';
@@ -23,6 +25,7 @@ export async function createApp(
   });
   app.disable('x-powered-by');
   app.use(requestLogger(logger));
+  if (config.operations.metrics) app.use(httpMetrics(app.get(Metrics)));
   app.use(securityHeaders(HELMET_OPTIONS));
   app.use(jsonBodyParser());
   setupOpenApi(app, buildOpenApiDocument(app));

@@ -8,6 +8,8 @@ import { ChainsModule } from './modules/chains/chains.module';
 import { ApiExceptionFilter } from './http/errors/api-exception.filter';
 import { ApiKeyGuard } from './http/auth/api-key.guard';
 import { KeyThrottlerGuard } from './http/throttling/key-throttler.guard';
+import { MetricsModule } from './http/metrics/metrics.module';
+import { DB_POOL_METRICS } from './app.metrics';
 import { queryValidationPipe } from './http/validation/validation';
 import { AppConfig } from './config/config';
 import { ConfigModule } from './config/config.module';
@@ -39,6 +41,7 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         DatabaseModule,
+        MetricsModule.forRoot(config.operations.metrics),
         ThrottlerModule.forRoot({
           throttlers: [{ name: 'default', ttl: 60_000, limit: Math.max(config.rateLimitPerMinute, 1) }],
           skipIf: () => config.rateLimitPerMinute === 0,
@@ -48,6 +51,7 @@ export class AppModule {
       controllers: [HealthController],
       providers: [
         KeyBootstrap,
+        DB_POOL_METRICS,
         // Guards run in this order: the key is identified first, then rate limited per key.
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_GUARD, useClass: KeyThrottlerGuard },
