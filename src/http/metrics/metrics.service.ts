@@ -56,6 +56,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly rateLimitStorageErrors = new Counter({
+    name: 'chaintags_rate_limit_storage_errors_total',
+    help: 'Requests let through unlimited because the rate-limit storage (Redis) did not answer.',
+    registers: [this.registry],
+  });
+
   private readonly followerHead = this.chainGauge(
     'chaintags_follower_head_block',
     "The chain's latest block, as last seen.",
