@@ -11,7 +11,10 @@
  * - outage: PostgreSQL stopped under a running server, then started again. The status codes and
  *   Retry-After of API requests and /health, during the outage and after it.
  *
- *   node -r @swc-node/register bench/operations.ts [--requests 40] [--scenarios fired,held,busy,outage]
+ * - settings (not in the default run): CPU per request and latency of GET /v2/chains with
+ *   METRICS off, on, and on with REDIS_URL (a throwaway redis-server).
+ *
+ *   node -r @swc-node/register bench/operations.ts [--requests 40] [--scenarios fired,held,busy,outage,settings]
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -26,7 +29,9 @@ import {
   startCluster,
   stopCluster,
 } from '../test/support/pg-cluster';
-import { ROOT, sleep } from './lib/processes';
+import { startRedis } from '../test/support/redis-server';
+import { drive, LoadResult } from './lib/load';
+import { cpuSecondsOf, ROOT, sleep } from './lib/processes';
 
 const KEY = `ctk_${'b'.repeat(32)}`;
 
@@ -58,7 +63,7 @@ function get(port: number, path: string, agent: Agent | false = false, onSent?: 
   });
 }
 
-async function startServer(databaseUrl: string): Promise<Server> {
+async function startServer(databaseUrl: string, env: Record<string, string> = {}): Promise<Server> {
   const port = await freePort();
   const child = spawn(process.execPath, ['-r', '@swc-node/register', join(ROOT, 'src/main.ts')], {
     cwd: ROOT,
@@ -70,6 +75,7 @@ async function startServer(databaseUrl: string): Promise<Server> {
       LOG_LEVEL: 'warn',
       RATE_LIMIT_PER_MINUTE: '0',
       NODE_ENV: 'production',
+      ...env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -233,6 +239,50 @@ async function outage(cluster: PgCluster, databaseUrl: string, requests: number)
   };
 }
 
+/**
+ * What METRICS and REDIS_URL cost a light request: GET /v2/chains at 10 connections, the rate
+ * limiter running on every request (its limit out of reach), two rounds of each setting in turn.
+ */
+async function settings(databaseUrl: string): Promise<Record<string, unknown>> {
+  const redis = await startRedis();
+  const variants: Record<string, Record<string, string>> = {
+    'METRICS=off': { METRICS: 'off' },
+    'METRICS=on': { METRICS: 'on' },
+    'METRICS=on, REDIS_URL': { METRICS: 'on', REDIS_URL: redis.url },
+  };
+  const results: Record<string, LoadResult[]> = {};
+  try {
+    for (let round = 0; round < 2; round += 1) {
+      for (const [name, env] of Object.entries(variants)) {
+        step(`settings: ${name}, round ${round + 1}`);
+        const server = await startServer(databaseUrl, { RATE_LIMIT_PER_MINUTE: '10000000', ...env });
+        const load = { port: server.port, paths: ['/v2/chains'], headers: { 'X-API-Key': KEY }, connections: 10 };
+        await drive({ ...load, seconds: 3 });
+        const cpuBefore = cpuSecondsOf(server.child.pid!);
+        const result = await drive({ ...load, seconds: 10 });
+        result.cpuMsPerRequest = ((cpuSecondsOf(server.child.pid!) - cpuBefore) * 1000) / result.requests;
+        (results[name] ??= []).push(result);
+        server.child.kill('SIGTERM');
+        await server.exited;
+      }
+    }
+  } finally {
+    await redis.stop();
+  }
+  return Object.fromEntries(
+    Object.entries(results).map(([name, runs]) => [
+      name,
+      runs.map((run) => ({
+        rps: Math.round(run.rps),
+        p50: run.p50,
+        p99: run.p99,
+        cpuMsPerRequest: Number(run.cpuMsPerRequest!.toFixed(3)),
+        non2xx: run.non2xx,
+      })),
+    ]),
+  );
+}
+
 function option(name: string, fallback: string): string {
   const at = process.argv.indexOf(`--${name}`);
   return at > 0 ? (process.argv[at + 1] ?? fallback) : fallback;
@@ -258,6 +308,7 @@ async function main(): Promise<void> {
       held: () => held(databaseUrl, requests),
       busy: () => busy(databaseUrl, requests),
       outage: () => outage(cluster, databaseUrl, requests),
+      settings: () => settings(databaseUrl),
     };
     const results: Record<string, unknown> = {};
     for (const name of scenarios) results[name] = await run[name]!();
