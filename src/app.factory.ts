@@ -3,7 +3,9 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import { jsonBodyParser } from './http/json-body';
-import { createLogger, NestPinoLogger, requestLogger } from './http/logging/logging';
+import { createLogger, logFormat, NestPinoLogger, requestLogger } from './http/logging/logging';
+import { httpMetrics } from './http/metrics/http-metrics';
+import { Metrics } from './http/metrics/metrics.service';
 import { HELMET_OPTIONS, securityHeaders } from './http/security-headers';
 import { AppConfig } from './config/config';
 import { buildOpenApiDocument, setupOpenApi } from './openapi';
@@ -13,16 +15,19 @@ export async function createApp(
   config: AppConfig,
   options: { logDestination?: DestinationStream } = {},
 ): Promise<NestExpressApplication> {
-  const logger = createLogger(config.logLevel, options.logDestination);
+  // A destination given by a test always gets JSON, whatever the terminal.
+  const format = options.logDestination ? 'json' : logFormat(process.stdout.isTTY, config.operations.production);
+  const logger = createLogger(config.logLevel, options.logDestination, format);
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
     bodyParser: false,
+    abortOnError: false,
     logger: new NestPinoLogger(logger),
   });
   app.disable('x-powered-by');
   app.use(requestLogger(logger));
+  if (config.operations.metrics) app.use(httpMetrics(app.get(Metrics)));
   app.use(securityHeaders(HELMET_OPTIONS));
   app.use(jsonBodyParser());
-  app.enableShutdownHooks();
   setupOpenApi(app, buildOpenApiDocument(app));
   return app;
 }

@@ -10,6 +10,8 @@ import { ApiKeyGuard } from './http/auth/api-key.guard';
 import { KeyThrottlerGuard } from './http/throttling/key-throttler.guard';
 import { pathParameterRoutesProvider } from './http/validation/path-params';
 import { StrictQueryGuard } from './http/validation/strict-query.guard';
+import { MetricsModule } from './http/metrics/metrics.module';
+import { DB_POOL_METRICS } from './app.metrics';
 import { queryValidationPipe } from './http/validation/validation';
 import { AppConfig } from './config/config';
 import { ConfigModule } from './config/config.module';
@@ -22,7 +24,7 @@ import { TagsModule } from './modules/tags/tags.module';
 import { TokensModule } from './modules/tokens/tokens.module';
 import { TransactionsModule } from './modules/transactions/transactions.module';
 
-/** The modules that hold data and rules; shared by the HTTP server and the CLI. */
+/** The feature modules the HTTP server serves (the CLI's commands name the modules they need). */
 export const DOMAIN_MODULES = [
   AccountsModule,
   ChainsModule,
@@ -43,6 +45,7 @@ export class AppModule {
         ConfigModule.forRoot(config),
         DatabaseModule,
         DiscoveryModule,
+        MetricsModule.forRoot(config.operations.metrics),
         ThrottlerModule.forRoot({
           throttlers: [{ name: 'default', ttl: 60_000, limit: Math.max(config.rateLimitPerMinute, 1) }],
           skipIf: () => config.rateLimitPerMinute === 0,
@@ -53,6 +56,7 @@ export class AppModule {
       controllers: [HealthController],
       providers: [
         KeyBootstrap,
+        DB_POOL_METRICS,
         // Guards run in this order: the key is identified first, then rate limited per key, then the
         // query string is checked for parameters the route does not take.
         { provide: APP_GUARD, useClass: ApiKeyGuard },

@@ -2,6 +2,8 @@ import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { version } from '../package.json';
 import { CHAINS } from './core/chains/chain-registry';
+import { ERROR_STATUS, ErrorCode, reasonPhrase } from './core/errors';
+import { DATABASE_RETRY_AFTER_SECONDS } from './http/errors/database-unavailable';
 
 const DESCRIPTION = `Tag blockchain addresses and read address, tag, token-holding and transaction data across ${CHAINS.length} chains.
 
@@ -15,6 +17,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setTitle('chaintags')
     .setDescription(DESCRIPTION)
     .setVersion(version)
+    .setLicense('MIT', 'https://opensource.org/license/mit')
+    .addServer('/', 'The chaintags instance serving this document')
     .addApiKey(
       { type: 'apiKey', in: 'query', name: 'api_key', description: 'API key as a query parameter.' },
       'api_key',
@@ -30,7 +34,40 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     if (path.startsWith('/v2/')) continue;
     for (const operation of Object.values(item)) (operation as { security?: unknown[] }).security = [];
   }
+  addOperationalResponses(document);
   return document;
+}
+
+/**
+ * Answers every route can give whatever it does: 503 while the database cannot be reached, and
+ * 400 for an unknown query parameter (the global query check), where a route documents no other
+ * client error.
+ */
+function addOperationalResponses(document: OpenAPIObject): void {
+  const error = (code: ErrorCode, message: string) => ({
+    schema: { $ref: '#/components/schemas/ErrorDto' },
+    example: { statusCode: ERROR_STATUS[code], error: reasonPhrase(ERROR_STATUS[code]), code, message },
+  });
+  for (const item of Object.values(document.paths)) {
+    for (const operation of Object.values(item) as { responses: Record<string, unknown> }[]) {
+      operation.responses['503'] ??= {
+        description: 'Service Unavailable: DATABASE_UNAVAILABLE',
+        headers: {
+          'Retry-After': {
+            description: 'Seconds to wait before trying again.',
+            schema: { type: 'integer', example: DATABASE_RETRY_AFTER_SECONDS },
+          },
+        },
+        content: { 'application/json': error('DATABASE_UNAVAILABLE', 'The database cannot be reached right now.') },
+      };
+      if (!Object.keys(operation.responses).some((status) => status.startsWith('4'))) {
+        operation.responses['400'] = {
+          description: 'Bad Request: INVALID_QUERY',
+          content: { 'application/json': error('INVALID_QUERY', 'unknown query parameter "verbose"') },
+        };
+      }
+    }
+  }
 }
 
 export function setupOpenApi(app: INestApplication, document: OpenAPIObject): void {

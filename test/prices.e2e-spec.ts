@@ -289,6 +289,8 @@ describe.each(DATABASES)('price poller on %s', (kind) => {
       expect(warnings[0]!.msg).toContain('answered HTTP 500');
       expect(logs.ofPrices('info').some((line) => line.msg.includes('answers again, after 4 failed polls'))).toBe(true);
       expect(prices.status()).toMatchObject({ sourceErrors: 4, failureStreak: 0 });
+      const scraped = await t.http().get('/metrics').expect(200);
+      expect(scraped.text).toMatch(/^chaintags_price_source_errors_total 4$/m);
 
       // A second streak gets its own line; Retry-After holds the next request back.
       const limited = stub.requests.length;

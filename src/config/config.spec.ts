@@ -34,6 +34,9 @@ describe('parseConfig', () => {
     ['PRICE_API_PLAN', { PRICE_API_PLAN: 'enterprise' }],
     ['PRICE_API_KEY', { PRICE_API_PLAN: 'pro' }],
     ['PRICE_API_KEY', { PRICE_API_KEY: 'two words' }],
+    ['METRICS', { METRICS: 'yes' }],
+    ['REDIS_URL', { REDIS_URL: 'localhost:6379' }],
+    ['REDIS_URL', { REDIS_URL: 'http://cache:6379' }],
   ])('stops with a message naming %s', (variable, env) => {
     expect(() => parseConfig(env)).toThrow(ConfigError);
     expect(() => parseConfig(env)).toThrow(variable);
@@ -71,6 +74,17 @@ describe('parseConfig', () => {
         maxBackoffMs: 7_200_000,
       });
     });
+  });
+
+  it('reads the operations settings: metrics on unless METRICS=off, REDIS_URL, NODE_ENV=production', () => {
+    expect(parseConfig({}).operations).toEqual({ metrics: true, redisUrl: undefined, production: false });
+    expect(
+      parseConfig({ METRICS: 'OFF', REDIS_URL: 'redis://:pw@cache:6379/2', NODE_ENV: 'production' }).operations,
+    ).toEqual({ metrics: false, redisUrl: 'redis://:pw@cache:6379/2', production: true });
+    expect(parseConfig({ REDIS_URL: '' }).operations.redisUrl).toBeUndefined();
+    expect(() => parseConfig({ REDIS_URL: 'cache:secret@6379' })).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('secret') }),
+    );
   });
 
   it('never echoes a bad key in its message', () => {

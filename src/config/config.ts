@@ -16,6 +16,7 @@ export interface AppConfig {
   rateLimitPerMinute: number;
   logLevel: LogLevel;
   prices: PriceSourceConfig;
+  operations: OperationsConfig;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -38,6 +39,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): AppConfig {
     rateLimitPerMinute: parseInteger(env, 'RATE_LIMIT_PER_MINUTE', 6000, 0, 10_000_000),
     logLevel: parseLogLevel(env.LOG_LEVEL ?? 'info'),
     prices: parsePriceSource(env),
+    operations: parseOperations(env),
   };
 }
 
@@ -168,4 +170,35 @@ function parsePriceSource(env: NodeJS.ProcessEnv): PriceSourceConfig {
     requestGapMs: apiKey === undefined ? REQUEST_GAP_MS.keyless : REQUEST_GAP_MS[plan],
     maxBackoffMs: Math.max(refreshMs, 3_600_000),
   };
+}
+
+// --- Operations (contract §12) -------------------------------------------------------------------
+
+/** Running in production (README): metrics, the shared rate-limit store, the log format. */
+export interface OperationsConfig {
+  /** `METRICS=off` removes GET /metrics and the request counting behind it. */
+  metrics: boolean;
+  /** With `REDIS_URL`, every process using that Redis shares one rate-limit budget per key. */
+  redisUrl: string | undefined;
+  /** `NODE_ENV=production`: JSON logs even on a terminal. */
+  production: boolean;
+}
+
+function parseOperations(env: NodeJS.ProcessEnv): OperationsConfig {
+  const metrics = (env.METRICS ?? 'on').toLowerCase();
+  if (metrics !== 'on' && metrics !== 'off') throw new ConfigError(`METRICS must be on or off, got "${env.METRICS}"`);
+  const redisUrl = env.REDIS_URL === '' ? undefined : env.REDIS_URL;
+  if (redisUrl !== undefined && !isRedisUrl(redisUrl)) {
+    // The URL is not echoed: it may hold a password.
+    throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL');
+  }
+  return { metrics: metrics === 'on', redisUrl, production: env.NODE_ENV === 'production' };
+}
+
+function isRedisUrl(raw: string): boolean {
+  try {
+    return ['redis:', 'rediss:'].includes(new URL(raw).protocol);
+  } catch {
+    return false;
+  }
 }

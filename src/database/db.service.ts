@@ -103,6 +103,11 @@ export class Db implements Sql {
     }
   }
 
+  /** The `pg` pool on PostgreSQL (its figures go to /metrics); SQLite has none. */
+  postgresPool(): Pool | undefined {
+    return this.dialect === 'postgres' ? this.pool() : undefined;
+  }
+
   /** The `pg` pool TypeORM opened for this DataSource. */
   private pool(): Pool {
     return (this.dataSource.driver as unknown as { master: Pool }).master;

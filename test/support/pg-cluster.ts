@@ -37,17 +37,35 @@ export async function startCluster(): Promise<PgCluster> {
     execFileSync(file, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
   };
   run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8']);
+  const cluster = { dir, port, url: `postgres://postgres@127.0.0.1:${port}/postgres` };
+  resumeCluster(cluster);
+  return cluster;
+}
+
+/** Starts the server of a cluster that startCluster created (again, after pauseCluster). */
+export function resumeCluster(cluster: PgCluster): void {
   const options = [
-    `-p ${port}`,
+    `-p ${cluster.port}`,
     '-c listen_addresses=127.0.0.1',
-    `-c unix_socket_directories=${dir}`,
+    `-c unix_socket_directories=${cluster.dir}`,
     '-c fsync=off',
     '-c synchronous_commit=off',
     '-c full_page_writes=off',
     '-c max_connections=300',
   ].join(' ');
-  run('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'server.log'), '-w', '-t', '60', 'start']);
-  return { dir, port, url: `postgres://postgres@127.0.0.1:${port}/postgres` };
+  pgCtl(cluster, ['-o', options, '-l', join(cluster.dir, 'server.log'), '-w', '-t', '60', 'start']);
+}
+
+/** Stops the server and keeps its data, as an outage would (fast shutdown: sessions are ended). */
+export function pauseCluster(cluster: PgCluster): void {
+  pgCtl(cluster, ['-m', 'fast', '-w', '-t', '60', 'stop']);
+}
+
+function pgCtl(cluster: PgCluster, args: string[]): void {
+  const argv = [join(BIN, 'pg_ctl'), '-D', join(cluster.dir, 'data'), ...args];
+  const [file, rest] =
+    process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', ...argv]] : [argv[0]!, argv.slice(1)];
+  execFileSync(file, rest, { stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
 export function stopCluster(cluster: PgCluster): void {

@@ -3,6 +3,7 @@ import { ThrottlerException } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import { ApiError, ErrorBody, ErrorCode, errorBody } from '../../core/errors';
 import { PathParameterRoutes } from '../validation/path-params';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from './database-unavailable';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: 'BAD_REQUEST',
@@ -39,6 +40,12 @@ export class ApiExceptionFilter implements ExceptionFilter {
     if (body.statusCode >= 500 && body.code === 'INTERNAL') {
       this.logger.error({ requestId: request.id, err: exception }, 'unexpected error');
     }
+    if (body.code === 'DATABASE_UNAVAILABLE') {
+      // The driver's reason goes to the log only; the client learns when to come back.
+      if (!(exception instanceof ApiError))
+        this.logger.warn({ requestId: request.id, err: exception }, 'database unavailable');
+      if (!response.headersSent) response.setHeader('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
+    }
     if (response.headersSent) return;
     response.status(body.statusCode).json(body);
   }
@@ -47,6 +54,12 @@ export class ApiExceptionFilter implements ExceptionFilter {
     if (exception instanceof ApiError) return errorBody(exception.code, exception.message, exception.details);
     if (exception instanceof ThrottlerException) {
       return errorBody('RATE_LIMITED', RATE_LIMITED_MESSAGE);
+    }
+    if (isDatabaseUnavailable(exception)) {
+      return errorBody(
+        'DATABASE_UNAVAILABLE',
+        'The database cannot be reached right now; retry after the number of seconds in Retry-After.',
+      );
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();

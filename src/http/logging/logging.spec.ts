@@ -1,4 +1,4 @@
-import { createLogger, NestPinoLogger, redactKeys } from './logging';
+import { createLogger, logFormat, NestPinoLogger, redactKeys } from './logging';
 
 describe('redactKeys', () => {
   it('removes every api_key value from a logged URL', () => {
@@ -44,5 +44,38 @@ describe('NestPinoLogger', () => {
     logger.debug('quieter', 'Keys');
     logger.warn('loud', 'Keys');
     expect(lines.map((line) => line.msg)).toEqual(['loud']);
+  });
+});
+
+describe('log format', () => {
+  it('is readable text only on a terminal outside production', () => {
+    expect(logFormat(true, false)).toBe('pretty');
+    expect(logFormat(false, false)).toBe('json');
+    expect(logFormat(true, true)).toBe('json');
+    expect(logFormat(false, true)).toBe('json');
+  });
+
+  it('writes a request as one line of text when pretty, with the fields a person looks for', () => {
+    const written: string[] = [];
+    const logger = createLogger('info', { write: (line: string) => void written.push(line) }, 'pretty');
+    logger.info(
+      {
+        req: { id: 'r-1', method: 'GET', url: '/v2/tags?api_key=[redacted]' },
+        res: { statusCode: 200 },
+        responseTime: 3,
+      },
+      'request completed',
+    );
+    new NestPinoLogger(logger).log('listening', 'Bootstrap');
+    expect(written).toHaveLength(2);
+    expect(written[0]).toMatch(/INFO.*request completed GET \/v2\/tags\?api_key=\[redacted\] 200 3 ms/);
+    expect(written[1]).toMatch(/INFO.*\[Bootstrap\] listening/);
+    for (const line of written) expect(() => JSON.parse(line) as unknown).toThrow();
+  });
+
+  it('writes JSON lines otherwise', () => {
+    const written: string[] = [];
+    createLogger('info', { write: (line: string) => void written.push(line) }, 'json').info('hello');
+    expect(JSON.parse(written[0]!)).toMatchObject({ level: 30, msg: 'hello' });
   });
 });

@@ -3,12 +3,42 @@ import { performance } from 'node:perf_hooks';
 import type { LoggerService } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import pino, { DestinationStream, Logger } from 'pino';
+import { prettyFactory } from 'pino-pretty';
 import type { LogLevel } from '../../config/config';
 import type { AuthenticatedRequest } from '../auth/auth';
 
-/** The service's one pino logger: JSON lines on stdout (or `destination`, for tests). */
-export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
+/** JSON lines for log storage, or pino-pretty's text for a person at a terminal. */
+export type LogFormat = 'json' | 'pretty';
+
+/**
+ * Readable text when a person watches the terminal; JSON when stdout goes anywhere else (a pipe, a
+ * file, a container's log driver) and always under NODE_ENV=production, where a terminal is more
+ * likely `docker run -t` than a person.
+ */
+export function logFormat(stdoutIsTTY: boolean, production: boolean): LogFormat {
+  return stdoutIsTTY && !production ? 'pretty' : 'json';
+}
+
+/** The service's one pino logger, on stdout (or `destination`, for tests). */
+export function createLogger(level: LogLevel, destination?: DestinationStream, format: LogFormat = 'json'): Logger {
+  if (format === 'pretty') return pino({ level }, prettyLines(destination ?? process.stdout));
   return destination === undefined ? pino({ level }) : pino({ level }, destination);
+}
+
+/**
+ * pino-pretty formatting each line in this thread, synchronously: no worker thread or stream
+ * pipeline that a shutdown would have to flush. A request line reads as one line of text.
+ */
+function prettyLines(destination: DestinationStream): DestinationStream {
+  const format = prettyFactory({
+    colorize: destination === process.stdout,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,context,req,res,responseTime',
+    messageFormat:
+      '{if context}[{context}] {end}{msg}{if req.method} {req.method} {req.url} {res.statusCode} {responseTime} ms{end}',
+    singleLine: true,
+  });
+  return { write: (line: string) => destination.write(format(line)) };
 }
 
 /** Replaces the value of every `api_key` query parameter so that request URLs can be logged. */

@@ -1,8 +1,9 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { APP_CONFIG, AppConfig, PriceSourceConfig } from '../../config/config';
+import { Metrics } from '../../http/metrics/metrics.service';
 import { nextPollDelay } from './poll-schedule';
 import { MalformedAnswer, planRequests, priceTarget, Quote, readAnswer, Rejected } from './price-quotes';
 import { PriceSourceClient, PriceSourceError } from './price-source.client';
@@ -95,6 +96,8 @@ export class PricesService implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly repository: PricesRepository,
     private readonly client: PriceSourceClient,
+    // Absent in a context without the HTTP server's metrics (a CLI command).
+    @Optional() private readonly metrics?: Metrics,
   ) {
     this.source = config.prices;
     this.counters.enabled = this.source.refreshMs > 0;
@@ -233,6 +236,7 @@ export class PricesService implements OnApplicationBootstrap, OnModuleDestroy {
     }
     this.counters.failureStreak += 1;
     this.counters.sourceErrors += 1;
+    this.metrics?.priceSourceErrors.inc();
     const delay = nextPollDelay(this.counters.failureStreak, this.source, failure.retryAfterMs);
     if (this.counters.failureStreak === 1) {
       this.logger.warn(

@@ -1,0 +1,116 @@
+import { Injectable } from '@nestjs/common';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ChainId } from '../../core/chains/chain-ids';
+
+/** The database pool's state at one moment (PostgreSQL; SQLite has no pool). */
+export interface PoolFigures {
+  inUse: number;
+  idle: number;
+  /** Statements waiting for a connection. */
+  waiting: number;
+  max: number;
+}
+
+/** What a chain follower reports after each step. */
+export interface FollowerFigures {
+  /** The chain's latest block, as last seen. */
+  head: bigint;
+  /** The last block whose data is committed. */
+  indexed: bigint;
+}
+
+/**
+ * chaintags' Prometheus metrics, in a registry of its own (so that several applications in one
+ * process, as in the tests, never collide). Other code reports through this service:
+ *
+ * - the HTTP middleware counts requests and their latency (`httpMetrics`);
+ * - the database pool is read at scrape time from the source given to `observePool`;
+ * - a chain follower calls `reportFollower` after each step;
+ * - a price source increments `priceSourceErrors` on each failed request.
+ *
+ * Labels hold only route templates, methods, status codes, chain ids and fixed words: never an
+ * account, key, tag or address, whose number has no bound and which must not leave the service.
+ */
+@Injectable()
+export class Metrics {
+  readonly registry = new Registry();
+
+  readonly httpRequests = new Counter({
+    name: 'chaintags_http_requests_total',
+    help: 'HTTP requests answered, by method, route template and status ("aborted" when the client left first).',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  readonly httpDuration = new Histogram({
+    name: 'chaintags_http_request_duration_seconds',
+    help: 'Time from a request reaching the service to its answer being sent, by method, route template and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  readonly priceSourceErrors = new Counter({
+    name: 'chaintags_price_source_errors_total',
+    help: 'Failed requests to the price source.',
+    registers: [this.registry],
+  });
+
+  readonly rateLimitStorageErrors = new Counter({
+    name: 'chaintags_rate_limit_storage_errors_total',
+    help: 'Requests let through unlimited because the rate-limit storage (Redis) did not answer.',
+    registers: [this.registry],
+  });
+
+  private readonly followerHead = this.chainGauge(
+    'chaintags_follower_head_block',
+    "The chain's latest block, as last seen.",
+  );
+  private readonly followerIndexed = this.chainGauge(
+    'chaintags_follower_indexed_block',
+    'The last block whose data is committed.',
+  );
+  private readonly followerLag = this.chainGauge(
+    'chaintags_follower_lag_blocks',
+    'Blocks between the head and the last committed block.',
+  );
+
+  /** Node.js process metrics (CPU, memory, event loop lag, GC), collected at scrape time. */
+  collectProcessMetrics(): void {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /**
+   * Adds the pool gauges, read from `source` at each scrape. Called once the database is known to
+   * have a pool: on SQLite (one connection, statements queued in the process) there are none.
+   */
+  observePool(source: () => PoolFigures): void {
+    const gauge = (name: string, help: string, read: (figures: PoolFigures) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers: [this.registry],
+        collect(this: Gauge) {
+          this.set(read(source()));
+        },
+      });
+    gauge(
+      'chaintags_db_pool_connections_in_use',
+      'Database connections running a statement or transaction.',
+      (f) => f.inUse,
+    );
+    gauge('chaintags_db_pool_connections_idle', 'Open database connections waiting for work.', (f) => f.idle);
+    gauge('chaintags_db_pool_waiting', 'Statements waiting for a free database connection.', (f) => f.waiting);
+    gauge('chaintags_db_pool_connections_max', 'The most connections the pool opens.', (f) => f.max);
+  }
+
+  reportFollower(chain: ChainId, figures: FollowerFigures): void {
+    this.followerHead.set({ chain }, Number(figures.head));
+    this.followerIndexed.set({ chain }, Number(figures.indexed));
+    this.followerLag.set({ chain }, Number(figures.head - figures.indexed));
+  }
+
+  private chainGauge(name: string, help: string): Gauge<'chain'> {
+    return new Gauge({ name, help, labelNames: ['chain'] as const, registers: [this.registry] });
+  }
+}

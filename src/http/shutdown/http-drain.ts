@@ -1,0 +1,124 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { Server as NetServer, Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+
+/** How long a connection may stay without a request once the server has stopped listening. */
+const IDLE_GRACE_MS = 500;
+/** The longest time spent accepting what the kernel had queued when draining began. */
+const ACCEPT_WINDOW_MS = 1000;
+
+interface ConnectionState {
+  /** Requests read from this connection and not yet answered. */
+  active: number;
+  idleTimer: NodeJS.Timeout | undefined;
+}
+
+export interface DrainResult {
+  /** Connections still open when the time ran out, closed with whatever they were doing. */
+  cut: number;
+}
+
+/**
+ * Lets an HTTP server stop without dropping a request it has been sent:
+ *
+ * 1. It accepts the connections the kernel has already completed, then closes the listening
+ *    socket. Closing it at once would reset those connections, with their requests.
+ * 2. It answers every request received, with `Connection: close` from then on so that keep-alive
+ *    clients go (their next request is refused, which a client can safely retry elsewhere).
+ * 3. It closes each connection once it has nothing left to answer. A connection without a request
+ *    gets IDLE_GRACE_MS for one to arrive: Node's own `server.close()` closes such connections at
+ *    once, and among them are connections accepted a moment ago whose request is not read yet.
+ *
+ * Connections still open when the time is up are closed as they are.
+ */
+export class HttpDrain {
+  private readonly connections = new Map<Socket, ConnectionState>();
+  private readonly pending = new Set<ServerResponse>();
+  private accepted = 0;
+  private draining: Promise<DrainResult> | undefined;
+  /** Set once the listening socket is closed: from then on connections are sent away. */
+  private closing = false;
+  private allClosed: (() => void) | undefined;
+
+  constructor(private readonly server: Server) {
+    server.on('connection', (socket: Socket) => this.track(socket));
+    // Before the application's own listener, so the header is set before any answer is written.
+    server.prependListener('request', (request: IncomingMessage, response: ServerResponse) =>
+      this.onRequest(request, response),
+    );
+  }
+
+  /** Stops accepting and waits up to `timeoutMs` in all for the open connections to finish. */
+  drain(timeoutMs: number): Promise<DrainResult> {
+    this.draining ??= this.run(performance.now() + timeoutMs);
+    return this.draining;
+  }
+
+  private async run(deadline: number): Promise<DrainResult> {
+    await this.stopAccepting(Math.min(deadline, performance.now() + ACCEPT_WINDOW_MS));
+    this.closing = true;
+    for (const response of this.pending) if (!response.headersSent) response.setHeader('Connection', 'close');
+    for (const [socket, state] of this.connections) if (state.active === 0) this.closeWhenIdle(socket, state);
+    if (this.connections.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        new Promise<void>((resolve) => (this.allClosed = resolve)),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - performance.now())))),
+      ]);
+      clearTimeout(timer);
+    }
+    const cut = this.connections.size;
+    for (const socket of this.connections.keys()) socket.destroy();
+    return { cut };
+  }
+
+  /**
+   * libuv accepts one connection per turn of the event loop, so the turns go on until one passes
+   * without a new connection (or until `until`, should clients keep connecting). The listening
+   * socket is then closed without `http.Server.close()`, which would also close the idle
+   * connections (see above).
+   */
+  private async stopAccepting(until: number): Promise<void> {
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    await turn();
+    while (performance.now() < until) {
+      const before = this.accepted;
+      await turn();
+      if (this.accepted === before) break;
+    }
+    if (this.server.listening) NetServer.prototype.close.call(this.server);
+  }
+
+  private track(socket: Socket): void {
+    this.accepted += 1;
+    const state: ConnectionState = { active: 0, idleTimer: undefined };
+    this.connections.set(socket, state);
+    socket.once('close', () => {
+      clearTimeout(state.idleTimer);
+      this.connections.delete(socket);
+      if (this.connections.size === 0) this.allClosed?.();
+    });
+  }
+
+  private onRequest(request: IncomingMessage, response: ServerResponse): void {
+    const socket = request.socket;
+    const state = this.connections.get(socket);
+    if (state === undefined) return;
+    state.active += 1;
+    clearTimeout(state.idleTimer);
+    this.pending.add(response);
+    if (this.closing) response.setHeader('Connection', 'close');
+    response.once('close', () => {
+      state.active -= 1;
+      this.pending.delete(response);
+      if (this.closing && state.active === 0) this.closeWhenIdle(socket, state);
+    });
+  }
+
+  private closeWhenIdle(socket: Socket, state: ConnectionState): void {
+    clearTimeout(state.idleTimer);
+    state.idleTimer = setTimeout(() => {
+      if (state.active === 0) socket.destroy();
+    }, IDLE_GRACE_MS);
+  }
+}
