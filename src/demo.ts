@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateApiKey } from './modules/accounts/api-key';
 import { createApp } from './app.factory';
+import { stopOnSignals } from './app.shutdown';
 import { ConfigError, parseConfig } from './config/config';
 import { Db } from './database/db.service';
 import { IngestService } from './modules/ingest/ingest.service';
@@ -26,8 +27,18 @@ async function main(): Promise<void> {
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
   });
   const app = await createApp(config);
-  await app.init();
+  try {
+    await app.init();
+    await serveDemo(app, key, config.port);
+  } catch (error) {
+    // Close the database and the price poller too, so that nothing keeps the process alive.
+    await app.close().catch(() => undefined);
+    throw error;
+  }
+  stopOnSignals(() => app.close());
+}
 
+async function serveDemo(app: Awaited<ReturnType<typeof createApp>>, key: string, port: number): Promise<void> {
   const report = await app.get(IngestService).importFile(DEMO_FILE);
   if (!report.committed) {
     const first = report.invalidLines[0];
@@ -39,8 +50,8 @@ async function main(): Promise<void> {
       sql`SELECT address FROM holdings WHERE balance <> '0' GROUP BY address ORDER BY COUNT(*) DESC, address LIMIT 1`,
     );
 
-  await app.listen(config.port);
-  const base = `http://localhost:${config.port}`;
+  await app.listen(port);
+  const base = `http://localhost:${port}`;
   const address = busiest?.address ?? '0x0000000000000000000000000000000000000000';
   const rows = Object.entries(report.valid)
     .filter(([, count]) => count > 0)
@@ -71,5 +82,6 @@ main().catch((error: unknown) => {
   process.stderr.write(
     `chaintags demo could not start: ${error instanceof ConfigError || error instanceof Error ? error.message : String(error)}\n`,
   );
-  process.exit(1);
+  // Not process.exit(): the message may still be on its way through a pipe.
+  process.exitCode = 1;
 });
