@@ -312,3 +312,75 @@ export function referenceTagBalances(db: Pick<Sql, 'dialect'>, tagIds?: SqlFragm
 export function referenceTokenHolders(): SqlFragment {
   return sql`SELECT chain, token_address, COUNT(*) AS holders FROM holdings WHERE balance <> '0' GROUP BY chain, token_address`;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Checking and rebuilding the kept aggregates against the reference.
+
+export const AGGREGATE_TABLES = ['address_stats', 'tag_stats', 'tag_balances', 'token_holders'] as const;
+export type AggregateTable = (typeof AGGREGATE_TABLES)[number];
+
+/** Rows where a kept table and its reference differ; `side` says which of the two has the row. */
+export interface Drift {
+  table: AggregateTable;
+  rows: number;
+  /** The first few differing rows, each as it is on its side. */
+  examples: Record<string, unknown>[];
+}
+
+/** Each table's rows as kept (rows that count nothing are the same as none) and as they must be. */
+function keptAndReference(db: Pick<Sql, 'dialect'>, table: AggregateTable): [SqlFragment, SqlFragment] {
+  switch (table) {
+    case 'address_stats':
+      return [
+        sql`SELECT address, holding_count, txn_count FROM address_stats WHERE holding_count <> 0 OR txn_count <> 0`,
+        referenceAddressStats(),
+      ];
+    case 'tag_stats':
+      return [sql`SELECT tag_id, address_count, holding_count, txn_count FROM tag_stats`, referenceTagStats()];
+    case 'tag_balances':
+      return [
+        sql`SELECT tag_id, chain, token_address, balance FROM tag_balances WHERE balance <> '0'`,
+        referenceTagBalances(db),
+      ];
+    case 'token_holders':
+      return [sql`SELECT chain, token_address, holders FROM token_holders WHERE holders <> 0`, referenceTokenHolders()];
+  }
+}
+
+/** Compares every kept table with the reference; answers the tables that drifted (none: all exact). */
+export async function findDrift(db: Sql, examples = 10): Promise<Drift[]> {
+  const drifts: Drift[] = [];
+  for (const table of AGGREGATE_TABLES) {
+    const [kept, reference] = keptAndReference(db, table);
+    const differing = sql`SELECT 'kept' AS side, k.* FROM (${kept} EXCEPT ${reference}) k
+      UNION ALL SELECT 'reference' AS side, r.* FROM (${reference} EXCEPT ${kept}) r`;
+    const [counted] = await db.query<{ n: number | string }>(sql`SELECT COUNT(*) AS n FROM (${differing}) d`);
+    const rows = Number(counted?.n ?? 0);
+    if (rows === 0) continue;
+    const found = await db.query(sql`SELECT * FROM (${differing}) d LIMIT ${examples}`);
+    drifts.push({ table, rows, examples: found.map((row) => normalise(row)) });
+  }
+  return drifts;
+}
+
+/**
+ * Rewrites every kept table from the reference. On PostgreSQL the tables are locked against
+ * writers (readers go on) for the length of the transaction, so no write falls between the
+ * reference read and the commit.
+ */
+export async function rebuildAggregates(tx: Sql): Promise<void> {
+  if (tx.dialect === 'postgres') {
+    await tx.execute(sql`LOCK TABLE ${raw(AGGREGATE_TABLES.join(', '))} IN EXCLUSIVE MODE`);
+  }
+  for (const table of [...AGGREGATE_TABLES].reverse()) await tx.execute(sql`DELETE FROM ${raw(table)}`);
+  for (const table of AGGREGATE_TABLES) {
+    await tx.execute(sql`INSERT INTO ${raw(table)} ${keptAndReference(tx, table)[1]}`);
+  }
+}
+
+/** Values as JSON can show them: pg's bigint and numeric come as strings, SQLite's as numbers. */
+function normalise(row: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(row).map(([key, value]) => [key, typeof value === 'number' ? String(value) : value]),
+  );
+}

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../../database/db.service';
 import { addressSet } from '../../database/address-sets';
+import { Drift, findDrift, rebuildAggregates } from '../../database/aggregates';
 import { bigSum } from '../../database/dialect';
 import { raw, sql, SqlFragment } from '../../database/sql';
 import { TagScope } from '../../core/tags/tag-scope';
@@ -42,6 +43,16 @@ interface Counts {
 @Injectable()
 export class StatsRepository {
   constructor(private readonly db: Db) {}
+
+  /** How the kept aggregates differ from the reference computation (none: exact). */
+  drift(): Promise<Drift[]> {
+    return findDrift(this.db);
+  }
+
+  /** Rewrites every kept aggregate from the reference computation, in one transaction. */
+  rebuild(): Promise<void> {
+    return this.db.transaction((tx) => rebuildAggregates(tx));
+  }
 
   async countsForAddress(address: string): Promise<Counts> {
     const rows = await this.db.query<CountRow>(

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { TagScope } from '../../core/tags/tag-scope';
+import type { Drift } from '../../database/aggregates';
 import { StatsRepository } from './stats.repository';
 import { totalUsd } from '../../core/money/valuation';
 
@@ -13,6 +14,12 @@ export interface TagStats extends AddressStats {
   address_count: number;
 }
 
+/** What `stats verify` found, and whether it rewrote the aggregates. */
+export interface VerifyReport {
+  drift: Drift[];
+  repaired: boolean;
+}
+
 /**
  * Contract §5: counts of non-zero holdings and of transactions, and the USD value of the holdings.
  * Addresses and real tags are read from the kept aggregates, exact in every committed state, so
@@ -21,6 +28,19 @@ export interface TagStats extends AddressStats {
 @Injectable()
 export class StatsService {
   constructor(private readonly stats: StatsRepository) {}
+
+  /**
+   * Compares every kept aggregate with the reference computation; with `repair`, rewrites them all
+   * from it when any differs, and checks again.
+   */
+  async verify(repair: boolean): Promise<VerifyReport> {
+    const drift = await this.stats.drift();
+    if (drift.length === 0 || !repair) return { drift, repaired: false };
+    await this.stats.rebuild();
+    const left = await this.stats.drift();
+    if (left.length > 0) throw new Error(`the aggregates still differ after the rewrite: ${JSON.stringify(left)}`);
+    return { drift, repaired: true };
+  }
 
   async forAddress(address: string): Promise<AddressStats> {
     const [counts, totals] = await Promise.all([
