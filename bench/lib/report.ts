@@ -40,6 +40,21 @@ export interface PostgresFigures {
   serviceRss: { peakUnderLoadMb: number; afterRunMb: number; highWaterMb: number };
   verified: { compared: number; mismatches: string[] };
   bigTagAlone: BigTagAlone;
+  /** Undefined with `--skip-writing`. */
+  readsWhileWriting?: ReadsWhileWriting;
+}
+
+/**
+ * The stats and holdings endpoints (tag stats, address stats, holdings by tag, in turn) measured
+ * idle, then again while a writer process commits a batch of transfers between tagged addresses
+ * every 100 ms through chaintags' sink, as a chain follower would.
+ */
+export interface ReadsWhileWriting {
+  idle: LoadResult;
+  writing: LoadResult;
+  /** p99 while writing / p99 idle. */
+  p99Ratio: number;
+  writer: { transfersPerBatch: number; everyMs: number; commits: number; commitP50Ms: number; commitP99Ms: number };
 }
 
 /**
@@ -57,6 +72,7 @@ export interface SqliteFigures {
   tagLoad: { requests: number; memberships: number; seconds: number };
   serviceRss: { peakUnderLoadMb: number; afterRunMb: number; highWaterMb: number };
   bigTagAlone: BigTagAlone;
+  readsWhileWriting?: ReadsWhileWriting;
 }
 
 export interface Target {
@@ -158,6 +174,7 @@ export function formatResults(results: Results): string {
     `service RSS: peak under load ${number(pg.serviceRss.peakUnderLoadMb)} MiB, after the run ${number(pg.serviceRss.afterRunMb)} MiB ` +
       `(high-water mark ${number(pg.serviceRss.highWaterMb)} MiB)`,
     bigTagLine(pg.bigTagAlone),
+    writingLine(pg.readsWhileWriting),
     `answers compared before measuring: ${pg.verified.compared}, mismatches: ${pg.verified.mismatches.length}`,
   );
   if (results.sqlite !== undefined) {
@@ -179,6 +196,7 @@ export function formatResults(results: Results): string {
       `import: ${number(sqlite.import.rowsPerSecond)} rows/s (${number(sqlite.import.seconds, 1)} s); service RSS peak under ` +
         `load ${number(sqlite.serviceRss.peakUnderLoadMb)} MiB`,
       bigTagLine(sqlite.bigTagAlone),
+      writingLine(sqlite.readsWhileWriting),
     );
   }
   if (results.growth !== undefined) {
@@ -206,6 +224,17 @@ export function formatResults(results: Results): string {
     `wall time ${number(results.wallSeconds)} s`,
   );
   return parts.join('\n');
+}
+
+function writingLine(figures: ReadsWhileWriting | undefined): string {
+  if (figures === undefined) return 'reads while writing: not run (--skip-writing)';
+  const { writer } = figures;
+  return (
+    `reads while writing (${writer.transfersPerBatch} transfers every ${writer.everyMs} ms, ${writer.commits} commits, ` +
+    `commit p50 ${number(writer.commitP50Ms, 1)} ms p99 ${number(writer.commitP99Ms, 1)} ms): p99 ${number(figures.writing.p99, 1)} ms ` +
+    `against ${number(figures.idle.p99, 1)} ms idle (${number(figures.p99Ratio, 2)}×), ${number(figures.writing.rps)} rps against ` +
+    `${number(figures.idle.rps)}`
+  );
 }
 
 /** The issue's targets, measured against this run (and, for growth, against a run at another size). */
