@@ -21,7 +21,7 @@ import { DATABASES, startOnFreshDatabase, TestApp } from './support/test-app';
  * writers on PostgreSQL; then `stats verify`.
  */
 
-const ADDRESSES = Array.from({ length: 5 }, (_v, index) => evmAddress(`aggregates-${index}`));
+const ADDRESSES = Array.from({ length: 4 }, (_v, index) => evmAddress(`aggregates-${index}`));
 const TOKENS = ['0', deployment('tether', 'ethereum').address];
 const TIMES = ['2024-01-01T00:00:00Z', '2024-02-01T00:00:00Z', '2024-03-01T00:00:00Z'];
 const TAGS = ['alpha_tag', 'beta_tag', '0'];
@@ -67,21 +67,23 @@ const transactionRecord: fc.Arbitrary<RecordInput> = fc
     block_hash: `0xb${id}`,
     block_time: TIMES[id % TIMES.length]!,
   }));
-const members = fc.uniqueArray(address, { minLength: 1, maxLength: 3, selector: (a) => a.canonical });
+/** Mostly one account's one tag, so that addresses join and leave a tag its members already trade with. */
+const account = fc.oneof({ weight: 3, arbitrary: fc.constant(ACCOUNTS[0]) }, fc.constant(ACCOUNTS[1]));
+const members = fc.uniqueArray(address, { minLength: 1, maxLength: 2, selector: (a) => a.canonical });
 const step: fc.Arbitrary<Step> = fc.oneof(
   {
     weight: 3,
     arbitrary: fc.record({
       kind: fc.constant('import' as const),
-      records: fc.array(fc.oneof(holdingRecord, transactionRecord), { minLength: 1, maxLength: 6 }),
+      records: fc.array(fc.oneof(holdingRecord, transactionRecord, transactionRecord), { minLength: 1, maxLength: 10 }),
     }),
   },
   {
-    weight: 2,
+    weight: 3,
     arbitrary: fc.record({
       kind: fc.constantFrom('assign' as const, 'remove' as const),
-      account: fc.constantFrom(...ACCOUNTS),
-      tag: fc.constantFrom(...TAGS),
+      account: account,
+      tag: fc.oneof({ weight: 3, arbitrary: fc.constant(TAGS[0]!) }, fc.constantFrom(...TAGS.slice(1))),
       addresses: members,
     }),
   },
@@ -198,9 +200,46 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
           await expectExact();
         }
       }),
-      { numRuns: 25 },
+      { numRuns: 30 },
     );
   }, 300_000);
+
+  it('count a transfer between two members once, whichever joined first and whichever end it is', async () => {
+    await reset();
+    const [a, b] = [ADDRESSES[0]!, ADDRESSES[1]!];
+    const alice = accountIds.get('alice')!;
+    const transfer = (id: string, from: TestAddress, to: TestAddress): RecordInput => ({
+      type: 'transaction',
+      id,
+      chain: 'ethereum',
+      token_address: '0',
+      from_address: from.input,
+      to_address: to.input,
+      value: '1',
+      tx_hash: '0x1',
+      block_number: 1,
+      block_hash: '0xb1',
+      block_time: TIMES[0]!,
+    });
+    const steps: Step[] = [
+      { kind: 'assign', account: 'alice', tag: 'alpha_tag', addresses: [a] },
+      { kind: 'import', records: [transfer('pair-1', b, a), transfer('pair-2', a, b)] },
+      { kind: 'assign', account: 'alice', tag: 'alpha_tag', addresses: [b] },
+      { kind: 'remove', account: 'alice', tag: 'alpha_tag', addresses: [a] },
+      { kind: 'assign', account: 'alice', tag: 'alpha_tag', addresses: [a] },
+    ];
+    for (const s of steps) {
+      await apply(s);
+      await expectExact();
+    }
+    const scope = await db.query<{ id: number | string }>(sql`SELECT id FROM tags WHERE account_id = ${alice}`);
+    expect(
+      await stats.forScope({ kind: 'tag', accountId: alice, tagId: Number(scope[0]!.id), revision: 0 }),
+    ).toMatchObject({
+      address_count: 2,
+      txn_count: 2,
+    });
+  });
 
   it('stats verify reports no drift, then finds and repairs a changed aggregate', async () => {
     await reset();

@@ -1,5 +1,5 @@
 import type { Sql } from './db.service';
-import { bigAdd, bigSumValue, forUpdate } from './dialect';
+import { bigAdd, bigSum, bigSumValue, forUpdate } from './dialect';
 import { chunks, list, raw, rows, sql, SqlFragment } from './sql';
 
 /**
@@ -197,19 +197,60 @@ export async function createTagStats(tx: Sql, tagId: number): Promise<void> {
   );
 }
 
-/** Recomputes one tag's aggregates with the reference SQL, after lockForMembershipChange. */
-export async function recomputeTag(tx: Sql, tagId: number): Promise<void> {
-  const tag = sql`${tagId}`;
-  await tx.execute(sql`DELETE FROM tag_balances WHERE tag_id = ${tagId}`);
-  await tx.execute(
-    sql`INSERT INTO tag_balances (tag_id, chain, token_address, balance) ${referenceTagBalances(tx, tag)}`,
+/**
+ * Adds `added` (addresses that are not members yet) to the tag's aggregates. Call after
+ * lockForMembershipChange and before their memberships are written. Costs in proportion to the
+ * added addresses' holdings and transactions, not to the tag's size.
+ */
+export async function membersAdded(tx: Sql, tagId: number, added: readonly string[]): Promise<void> {
+  await applyMembershipDelta(tx, tagId, added, 1);
+}
+
+/** Takes `removed` (former members) out of the tag's aggregates. Call after their memberships are deleted. */
+export async function membersRemoved(tx: Sql, tagId: number, removed: readonly string[]): Promise<void> {
+  await applyMembershipDelta(tx, tagId, removed, -1);
+}
+
+/**
+ * The members' part of the aggregates for `changed`, added or taken away. Transactions: those
+ * with an end in `changed` and none among the tag's other members (address_tags without
+ * `changed`, which is what it holds at the time of the call): sent by one of them to a non-member,
+ * or received by one of them from neither one of them nor a member.
+ */
+async function applyMembershipDelta(tx: Sql, tagId: number, changed: readonly string[], sign: 1 | -1): Promise<void> {
+  if (changed.length === 0) return;
+  const them = list(changed);
+  const otherMember = (column: string) =>
+    sql`EXISTS (SELECT 1 FROM address_tags m WHERE m.tag_id = ${tagId} AND m.address = ${raw(column)})`;
+  const [transfers] = await tx.query<{ n: number | string }>(
+    sql`SELECT (SELECT COUNT(*) FROM transactions x WHERE x.from_address IN (${them}) AND NOT ${otherMember('x.to_address')})
+      + (SELECT COUNT(*) FROM transactions x WHERE x.to_address IN (${them}) AND x.from_address NOT IN (${them})
+          AND NOT ${otherMember('x.from_address')}) AS n`,
   );
-  const [stats] = await tx.query<ReferenceTagRow>(referenceTagStats(tag));
+  const holdings = await tx.query<{ chain: string; token_address: string; n: number | string; balance: string }>(
+    sql`SELECT chain, token_address, COUNT(*) AS n, ${bigSum(tx.dialect, raw('balance'))} AS balance FROM holdings
+        WHERE address IN (${them}) AND balance <> '0' GROUP BY chain, token_address ORDER BY chain, token_address`,
+  );
+  const heldCount = holdings.reduce((sum, row) => sum + Number(row.n), 0);
   await tx.execute(
-    sql`UPDATE tag_stats SET address_count = ${Number(stats?.address_count ?? 0)},
-        holding_count = ${Number(stats?.holding_count ?? 0)}, txn_count = ${Number(stats?.txn_count ?? 0)}
+    sql`UPDATE tag_stats SET address_count = address_count + ${sign * changed.length},
+        holding_count = holding_count + ${sign * heldCount}, txn_count = txn_count + ${sign * Number(transfers?.n ?? 0)}
         WHERE tag_id = ${tagId}`,
   );
+  for (const chunk of chunks(holdings)) {
+    const values = chunk.map((row) => [
+      tagId,
+      row.chain,
+      row.token_address,
+      (BigInt(sign) * BigInt(row.balance)).toString(),
+    ]);
+    await tx.execute(
+      sql`INSERT INTO tag_balances (tag_id, chain, token_address, balance) VALUES ${rows(values)}
+          ON CONFLICT (tag_id, chain, token_address)
+          DO UPDATE SET balance = ${bigAdd(tx.dialect, raw('tag_balances.balance'), raw('excluded.balance'))}`,
+    );
+  }
+  if (sign < 0) await tx.execute(sql`DELETE FROM tag_balances WHERE tag_id = ${tagId} AND balance = '0'`);
 }
 
 /** Locks the tags' rows in key order; answers the ids whose rows exist (a deleted tag has none). */
@@ -261,13 +302,6 @@ export function binaryOrder(a: string, b: string): number {
 
 // ---------------------------------------------------------------------------------------------
 // The reference computation.
-
-export interface ReferenceTagRow {
-  tag_id: number | string;
-  address_count: number | string;
-  holding_count: number | string;
-  txn_count: number | string;
-}
 
 /**
  * address_stats as it must be: (address, holding_count, txn_count) for every address with a

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Db, Sql } from '../../database/db.service';
 import { forUpdate, toIso } from '../../database/dialect';
 import { addressSet, addressSetInJoinOrder } from '../../database/address-sets';
-import { createTagStats, lockForMembershipChange, recomputeTag } from '../../database/aggregates';
+import { createTagStats, lockForMembershipChange, membersAdded, membersRemoved } from '../../database/aggregates';
 import { chunks, list, rows, sql } from '../../database/sql';
 import { TagScope } from '../../core/tags/tag-scope';
 
@@ -40,8 +40,8 @@ export class TagsRepository {
    * writer can add a tag to these addresses between the count and the insert. On SQLite the
    * transaction is BEGIN IMMEDIATE and Db serialises writers, which gives the same guarantee.
    *
-   * The tag's kept aggregates are recomputed in the same transaction (recomputeTag), after the
-   * locks that order it with concurrent imports (src/database/aggregates.ts).
+   * The tag's kept aggregates follow in the same transaction (membersAdded), after the locks that
+   * order it with concurrent imports (src/database/aggregates.ts).
    */
   async assign(
     accountId: number,
@@ -69,6 +69,7 @@ export class TagsRepository {
 
         const id = tagId ?? (await createTag(tx, accountId, tag, now));
         await lockForMembershipChange(tx, id, adding);
+        await membersAdded(tx, id, adding);
         await insertMemberships(tx, id, accountId, adding, now);
         await membersChanged(tx, id, now);
       });
@@ -83,14 +84,17 @@ export class TagsRepository {
   removeMembers(tagId: number, addresses: readonly string[], now: string): Promise<number> {
     return this.db.transaction(async (tx) => {
       await lockForMembershipChange(tx, tagId, addresses);
-      let removed = 0;
+      const removed: string[] = [];
       for (const chunk of chunks(addresses)) {
-        removed += await tx.execute(
-          sql`DELETE FROM address_tags WHERE tag_id = ${tagId} AND address IN (${list(chunk)})`,
+        const deleted = await tx.query<{ address: string }>(
+          sql`DELETE FROM address_tags WHERE tag_id = ${tagId} AND address IN (${list(chunk)}) RETURNING address`,
         );
+        removed.push(...deleted.map((row) => row.address));
       }
-      if (removed > 0) await membersChanged(tx, tagId, now);
-      return removed;
+      if (removed.length === 0) return 0;
+      await membersRemoved(tx, tagId, removed);
+      await membersChanged(tx, tagId, now);
+      return removed.length;
     });
   }
 
@@ -192,10 +196,9 @@ export function binaryOrder(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** After a change to a tag's addresses: its `updated_at`, revision and kept aggregates follow. */
+/** Every change to a tag's addresses moves its `updated_at` and revision on. */
 async function membersChanged(tx: Sql, tagId: number, now: string): Promise<void> {
   await tx.execute(sql`UPDATE tags SET updated_at = ${now}, revision = revision + 1 WHERE id = ${tagId}`);
-  await recomputeTag(tx, tagId);
 }
 
 async function insertTracked(tx: Sql, accountId: number, ordered: readonly string[], now: string): Promise<void> {
