@@ -14,15 +14,16 @@ import { chunks, list, raw, rows, sql, SqlFragment } from './sql';
  * | token_holders   | chain, token_address            | addresses with balance > 0 (rows at zero go)          |
  *
  * The reference computation of each (the exact SQL the stats were once computed with at read
- * time) is in this file too: the migration builds the tables with it, `stats verify` compares
- * them with it, and a change to a tag's addresses recomputes that tag with it.
+ * time) is in this file too: the migration builds the tables with it and `stats verify`
+ * compares them with it (and rewrites them with it under `--repair`).
  *
  * Locking (PostgreSQL; SQLite runs one writer at a time): a writer takes, in this order and each
  * in key order, the address_stats rows of the addresses it changes, then the tag_stats rows of
  * their tags, then tag_balances and token_holders rows. A change to a tag's addresses locks the
  * address_stats rows of the addresses it adds or removes, then the tag's tag_stats row, and only
- * then reads the data it recomputes from: a write that held either lock first has committed by
- * then, and one that comes after finds the new members and adds its change on top.
+ * then reads those addresses' data to add or take away: a write that held either lock first has
+ * committed by then (each statement under READ COMMITTED sees it), and a write that comes after
+ * finds the new members and adds its own change on top.
  */
 
 /** A holding as it was and as it is after a write; a balance of `0` stands for no row. */
