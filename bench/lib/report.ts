@@ -18,6 +18,15 @@ export interface Throughput {
   rowsPerSecond: number;
 }
 
+/** Tags loaded through POST /v2/tags/:tag; `fullRequest…`: the requests that carried TAG_BATCH (1,000) addresses. */
+export interface TagLoad {
+  requests: number;
+  memberships: number;
+  seconds: number;
+  fullRequests: number;
+  fullRequestP99Ms: number;
+}
+
 export interface PostgresFigures {
   endpoints: Partial<
     Record<
@@ -35,7 +44,7 @@ export interface PostgresFigures {
   /** Undefined with `--skip-copy`. */
   copy?: Throughput;
   importToCopy?: number;
-  tagLoad: { requests: number; memberships: number; seconds: number };
+  tagLoad: TagLoad;
   /** Of the service process, in MiB: the highest sample while it was under load, and at the end. */
   serviceRss: { peakUnderLoadMb: number; afterRunMb: number; highWaterMb: number };
   verified: { compared: number; mismatches: string[] };
@@ -69,7 +78,7 @@ export interface BigTagAlone {
 export interface SqliteFigures {
   endpoints: Partial<Record<EndpointId, LoadResult>>;
   import: Throughput;
-  tagLoad: { requests: number; memberships: number; seconds: number };
+  tagLoad: TagLoad;
   serviceRss: { peakUnderLoadMb: number; afterRunMb: number; highWaterMb: number };
   bigTagAlone: BigTagAlone;
   readsWhileWriting?: ReadsWhileWriting;
@@ -170,7 +179,8 @@ export function formatResults(results: Results): string {
         ? 'COPY: not run (--skip-copy)'
         : `COPY: ${number(pg.copy.rowsPerSecond)} rows/s (${number(pg.copy.seconds, 1)} s); import/COPY ${number(pg.importToCopy ?? NaN, 2)}`),
     `tags loaded through POST /v2/tags/:tag: ${number(pg.tagLoad.memberships)} memberships in ${number(pg.tagLoad.requests)} ` +
-      `requests, ${number(pg.tagLoad.seconds, 1)} s`,
+      `requests, ${number(pg.tagLoad.seconds, 1)} s; p99 of the ${pg.tagLoad.fullRequests} requests of 1,000 addresses ` +
+      `${number(pg.tagLoad.fullRequestP99Ms, 1)} ms`,
     `service RSS: peak under load ${number(pg.serviceRss.peakUnderLoadMb)} MiB, after the run ${number(pg.serviceRss.afterRunMb)} MiB ` +
       `(high-water mark ${number(pg.serviceRss.highWaterMb)} MiB)`,
     bigTagLine(pg.bigTagAlone),
