@@ -11,12 +11,14 @@
  *    floor (bench/floor.ts) on that database, checks that they give the same answers, then drives
  *    each hot endpoint with autocannon: both warmed up, then the service and the floor measured
  *    back to back with the same connections, duration and keys drawn from the dataset.
- * 4. SQLite: the same import, tag load and endpoints (no floor there: absolute figures).
+ *    Then "reads while writing": the stats and holdings endpoints idle, and again while a writer
+ *    process (bench/lib/writer.ts) commits 50 transfers between tagged addresses every 100 ms.
+ * 4. SQLite: the same import, tag load, endpoints and reads while writing (no floor there).
  * 5. Prints a table and writes bench/results/latest.json and bench/results/tx-<transactions>.json;
  *    when a run at another transaction count is on file, compares p99 with it.
  *
  *   npm run bench [-- --transactions 10000000] [--duration 10] [--warmup 3] [--connections 10]
- *                 [--endpoints address,tag] [--skip-sqlite] [--skip-copy] [--cpu-prof] [--addresses N]
+ *                 [--endpoints address,tag] [--skip-sqlite] [--skip-copy] [--skip-writing] [--cpu-prof] [--addresses N]
  *                 [--holdings N] [--tags N] [--seed S] [--data-dir <folder>]
  *                 [--pg-setting name=value …] (PostgreSQL settings beyond the test cluster's)
  *
@@ -52,7 +54,7 @@ import {
 } from './generate';
 import { drive, LoadOptions, LoadResult } from './lib/load';
 import { applySettings, parseSetting, reportSettings } from './lib/pg-settings';
-import { buildService, ROOT, Server, startFloor, startService } from './lib/processes';
+import { buildService, ROOT, Server, sleep, startFloor, startService } from './lib/processes';
 import {
   BigTagAlone,
   ENDPOINT_IDS,
@@ -61,8 +63,10 @@ import {
   evaluateTargets,
   formatResults,
   PostgresFigures,
+  ReadsWhileWriting,
   Results,
   SqliteFigures,
+  TagLoad,
   Throughput,
 } from './lib/report';
 
@@ -83,6 +87,8 @@ interface Settings {
   /** Whether to load the rows with COPY too, the import's yardstick (`--skip-copy` leaves it out). */
   copy: boolean;
   cpuProfile: boolean;
+  /** Whether to measure reads while a writer commits (`--skip-writing` leaves it out). */
+  writing: boolean;
   /** PostgreSQL settings beyond the test cluster's (`--pg-setting name=value`). */
   pgSettings: [string, string][];
 }
@@ -247,6 +253,9 @@ async function postgresPhase(
         failures(floorResult),
     );
   }
+  const readsWhileWriting = settings.writing
+    ? await measureReadsWhileWriting(service, url, meta, settings, headers)
+    : undefined;
   const memory = service.memory();
   await stopTracked(floor);
   await stopTracked(service);
@@ -260,6 +269,7 @@ async function postgresPhase(
     serviceRss: { peakUnderLoadMb, afterRunMb: memory.rssMb, highWaterMb: memory.peakMb },
     verified,
     bigTagAlone,
+    readsWhileWriting,
   };
 }
 
@@ -313,6 +323,9 @@ async function sqlitePhase(
       `  service ${Math.round(sampled.result.rps)} rps p99 ${sampled.result.p99.toFixed(1)} ms${failures(sampled.result)}`,
     );
   }
+  const readsWhileWriting = settings.writing
+    ? await measureReadsWhileWriting(service, url, meta, settings, headers)
+    : undefined;
   const memory = service.memory();
   await stopTracked(service);
   return {
@@ -321,6 +334,74 @@ async function sqlitePhase(
     tagLoad,
     serviceRss: { peakUnderLoadMb, afterRunMb: memory.rssMb, highWaterMb: memory.peakMb },
     bigTagAlone,
+    readsWhileWriting,
+  };
+}
+
+const WRITER_TRANSFERS = 50;
+const WRITER_EVERY_MS = 100;
+
+/**
+ * The stats and holdings endpoints, in turn, measured idle and then while bench/lib/writer.ts
+ * commits WRITER_TRANSFERS transfers between tagged EVM addresses every WRITER_EVERY_MS, each batch
+ * its own transaction through chaintags' sink (which updates the kept aggregates in it).
+ */
+async function measureReadsWhileWriting(
+  service: Server,
+  url: string,
+  meta: DatasetMeta,
+  settings: Settings,
+  headers: Record<string, string>,
+): Promise<ReadsWhileWriting> {
+  const lists = (['tag', 'address', 'holdings'] as const).map((id) => pathsFor(id, meta));
+  const paths = Array.from({ length: Math.max(...lists.map((list) => list.length)) }, (_v, index) =>
+    lists.map((list) => list[index % list.length]!),
+  ).flat();
+  const load = { paths, headers, connections: settings.connections, seconds: settings.seconds };
+  log(`reads while writing: the stats and holdings endpoints idle for ${settings.seconds} s`);
+  await drive({ ...load, port: service.port, seconds: settings.warmup });
+  const idle = (await measure(service, load)).result;
+
+  const tagged = [...new Set(meta.tags.flatMap((tag) => tag.addresses))].filter((address) =>
+    /^0x[0-9a-fA-F]{40}$/.test(address),
+  );
+  const file = join(mkdtempSync(join(tmpdir(), 'chaintags-bench-writer-')), 'addresses.json');
+  writeFileSync(file, JSON.stringify(tagged.slice(0, 5000)));
+  const writer = spawn(
+    process.execPath,
+    [
+      '-r',
+      '@swc-node/register',
+      'bench/lib/writer.ts',
+      file,
+      '--transfers',
+      String(WRITER_TRANSFERS),
+      '--every-ms',
+      String(WRITER_EVERY_MS),
+    ],
+    { cwd: ROOT, env: { ...process.env, DATABASE_URL: url }, stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  cleanups.push(() => void writer.kill());
+  let output = '';
+  writer.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => writer.once('exit', resolve));
+  // The writer's first commits include its start-up; the measurement begins after a warm-up.
+  await sleep(5000);
+  log(`reads while writing: the same endpoints for ${settings.seconds} s while the writer commits`);
+  await drive({ ...load, port: service.port, seconds: settings.warmup });
+  const writing = (await measure(service, load)).result;
+  writer.stdin.end();
+  if ((await exited) !== 0) throw new Error(`the writer failed: ${output}`);
+  const report = JSON.parse(output) as { commits: number; commitP50Ms: number; commitP99Ms: number };
+  log(
+    `  p99 idle ${idle.p99.toFixed(1)} ms, while writing ${writing.p99.toFixed(1)} ms; ${report.commits} commits, ` +
+      `commit p99 ${report.commitP99Ms.toFixed(1)} ms`,
+  );
+  return {
+    idle,
+    writing,
+    p99Ratio: writing.p99 / idle.p99,
+    writer: { transfersPerBatch: WRITER_TRANSFERS, everyMs: WRITER_EVERY_MS, ...report },
   };
 }
 
@@ -454,11 +535,7 @@ async function fetchAnswer(
  * Tags through the service's API, as a client would load them: POST /v2/tags/:tag with up to 1000
  * addresses a request, a few requests at a time, each with its account's key.
  */
-async function loadTags(
-  port: number,
-  meta: DatasetMeta,
-  keys: Record<string, string>,
-): Promise<{ requests: number; memberships: number; seconds: number }> {
+async function loadTags(port: number, meta: DatasetMeta, keys: Record<string, string>): Promise<TagLoad> {
   const jobs: { key: string; tag: string; addresses: string[] }[] = [];
   for (const tag of meta.tags) {
     for (let start = 0; start < tag.addresses.length; start += TAG_BATCH) {
@@ -469,10 +546,12 @@ async function loadTags(
   log(`tags: ${meta.tags.length} tags, ${memberships} memberships in ${jobs.length} POST /v2/tags/:tag requests`);
   const started = performance.now();
   let next = 0;
+  const latencies: number[] = [];
   const worker = async () => {
     while (next < jobs.length) {
       const job = jobs[next]!;
       next += 1;
+      const sent = performance.now();
       const response = await fetch(`http://127.0.0.1:${port}/v2/tags/${job.tag}`, {
         method: 'POST',
         headers: { 'x-api-key': job.key, 'content-type': 'application/json' },
@@ -482,12 +561,17 @@ async function loadTags(
       const text = await response.text();
       if (response.status !== 200)
         throw new Error(`POST /v2/tags/${job.tag} answered ${response.status}: ${text.slice(0, 300)}`);
+      if (job.addresses.length === TAG_BATCH) latencies.push(performance.now() - sent);
     }
   };
   await Promise.all(Array.from({ length: TAG_LOAD_CONCURRENCY }, worker));
   const seconds = (performance.now() - started) / 1000;
-  log(`tags: loaded in ${seconds.toFixed(1)} s`);
-  return { requests: jobs.length, memberships, seconds };
+  latencies.sort((a, b) => a - b);
+  const fullRequestP99Ms = latencies[Math.min(latencies.length - 1, Math.ceil(0.99 * latencies.length) - 1)] ?? NaN;
+  log(
+    `tags: loaded in ${seconds.toFixed(1)} s; p99 of the ${latencies.length} requests of ${TAG_BATCH} addresses ${fullRequestP99Ms.toFixed(1)} ms`,
+  );
+  return { requests: jobs.length, memberships, seconds, fullRequests: latencies.length, fullRequestP99Ms };
 }
 
 /** `chaintags import` of the dataset; its own summary gives the rows and the time spent importing. */
@@ -705,6 +789,7 @@ function parseArguments(argv: readonly string[]): Settings {
     sqlite: true,
     copy: true,
     cpuProfile: false,
+    writing: true,
     pgSettings: [],
   };
   for (let index = 0; index < argv.length; index += 1) {
@@ -761,6 +846,9 @@ function parseArguments(argv: readonly string[]): Settings {
         break;
       case '--skip-copy':
         settings.copy = false;
+        break;
+      case '--skip-writing':
+        settings.writing = false;
         break;
       case '--cpu-prof':
         settings.cpuProfile = true;

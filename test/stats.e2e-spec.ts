@@ -194,7 +194,7 @@ describe.each(DATABASES)('address and tag stats on %s', (kind) => {
 });
 
 /**
- * A tag's stats are kept once computed (src/modules/stats/stats-cache.ts). Every change that can move
+ * Stats are read from aggregates kept by every write (src/database/aggregates.ts). Every change that can move
  * them must show in the next answer: the tag's addresses changing through the API, and data
  * imported by the CLI in another process.
  */

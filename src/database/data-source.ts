@@ -43,4 +43,7 @@ function prepareSqlite(db: Database.Database): void {
       value === null || value === undefined ? total : total + BigInt(value as string),
     result: (total: bigint) => total.toString(),
   });
+  db.function('bigadd', { deterministic: true }, (left: unknown, right: unknown) =>
+    (BigInt(left as string) + BigInt(right as string)).toString(),
+  );
 }

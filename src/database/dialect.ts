@@ -50,6 +50,16 @@ export function bigSum(dialect: Dialect, expression: SqlFragment): SqlFragment {
   return dialect === 'postgres' ? sql`SUM(${expression})::text` : sql`bigsum(${expression})`;
 }
 
+/** Exact sum of a big-decimal column in the column's own type, to be stored (numeric on PostgreSQL, text on SQLite). */
+export function bigSumValue(dialect: Dialect, expression: SqlFragment): SqlFragment {
+  return dialect === 'postgres' ? sql`SUM(${expression})` : sql`bigsum(${expression})`;
+}
+
+/** Exact sum of two big decimals, either of them negative (SQLite uses the `bigadd` function we register). */
+export function bigAdd(dialect: Dialect, left: SqlFragment, right: SqlFragment): SqlFragment {
+  return dialect === 'postgres' ? sql`(${left} + ${right})` : sql`bigadd(${left}, ${right})`;
+}
+
 /** Row lock for the rest of the transaction; SQLite's immediate transaction already excludes other writers. */
 export function forUpdate(dialect: Dialect): SqlFragment {
   return raw(dialect === 'postgres' ? ' FOR UPDATE' : '');

@@ -2,7 +2,6 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { CHAINS } from '../core/chains/chain-registry';
 import { Db, Sql } from './db.service';
 import { explorersJson, TOKENS } from './reference-data';
-import { bumpDataRevision } from './revisions';
 import { rows, sql } from './sql';
 
 /**
@@ -11,8 +10,7 @@ import { rows, sql } from './sql';
  * Chains follow the registry: every chain is there, in the registry's order, with its EVM chain
  * id, and with the registry's display data unless an import set it (`display_source`, migration
  * 1763700000021). Tokens and deployments that exist are left as they are, so token details
- * updated by an import survive a restart. A deployment that is new to the database changes how
- * holdings are valued, so it moves the data revision on.
+ * updated by an import survive a restart.
  */
 @Injectable()
 export class ReferenceDataService implements OnModuleInit {
@@ -21,7 +19,7 @@ export class ReferenceDataService implements OnModuleInit {
   async onModuleInit(): Promise<void> {
     await this.db.transaction(async (tx) => {
       await seedChains(tx);
-      if ((await seedTokens(tx)) > 0) await bumpDataRevision(tx);
+      await seedTokens(tx);
     });
   }
 }

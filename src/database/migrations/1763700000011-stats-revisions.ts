@@ -4,7 +4,7 @@ import { dialectOf } from './1763700000000-foundation';
 
 /**
  * Revision counters that let address and tag stats be kept once computed and still be exact
- * (src/modules/stats/stats-cache.ts):
+ * (a per-process stats cache, since replaced by the kept aggregates of migration 1763700000030):
  *
  * - `tags.revision` goes up with every change to the tag's addresses, in the same transaction.
  * - `revisions` holds named counters shared by every instance on the database. `data` goes up with

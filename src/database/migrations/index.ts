@@ -6,6 +6,7 @@ import { StatsIndexes1763700000010 } from './1763700000010-stats-indexes';
 import { StatsRevisions1763700000011 } from './1763700000011-stats-revisions';
 import { PricePoller1763700000020 } from './1763700000020-price-poller';
 import { ChainRegistry1763700000021 } from './1763700000021-chain-registry';
+import { KeptAggregates1763700000030 } from './1763700000030-kept-aggregates';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   StatsRevisions1763700000011,
   PricePoller1763700000020,
   ChainRegistry1763700000021,
+  KeptAggregates1763700000030,
 ];

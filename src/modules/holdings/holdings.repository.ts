@@ -62,18 +62,15 @@ export class HoldingsRepository {
   }
 
   /**
-   * Addresses with a balance above 0, for each of the given tokens. One count per token, each a
-   * range of holdings_positive (migration 1763700000010) read without touching the table; the
-   * tokens ORed into one condition made PostgreSQL fetch every holder's row to check its balance.
+   * Addresses with a balance above 0, for each of the given tokens that has any, read from the kept
+   * counts (token_holders, src/database/aggregates.ts): one key lookup per token.
    */
   async holderCounts(tokens: readonly TokenOnChain[]): Promise<(TokenOnChain & { holders: number })[]> {
     if (tokens.length === 0) return [];
-    const counts = tokens.map(
-      (token) =>
-        sql`SELECT ${token.chain} AS chain, ${token.token_address} AS token_address, COUNT(*) AS holders FROM holdings h
-         WHERE h.chain = ${token.chain} AND h.token_address = ${token.token_address} AND ${POSITIVE}`,
+    const keys = tokens.map((token) => sql`(chain = ${token.chain} AND token_address = ${token.token_address})`);
+    const rows = await this.db.query<TokenOnChain & { holders: number | string }>(
+      sql`SELECT chain, token_address, holders FROM token_holders WHERE ${join(keys, ' OR ')}`,
     );
-    const rows = await this.db.query<TokenOnChain & { holders: number | string }>(join(counts, ' UNION ALL '));
     return rows.map((row) => ({ chain: row.chain, token_address: row.token_address, holders: Number(row.holders) }));
   }
 }

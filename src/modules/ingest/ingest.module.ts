@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { IngestRepository } from './ingest.repository';
 import { IngestService } from './ingest.service';
-import { KeptStateHook } from './sink/kept-state.hook';
 import { RecordSink } from './sink/record-sink';
 
 /**
@@ -9,7 +8,7 @@ import { RecordSink } from './sink/record-sink';
  * import, used by the `import` command and the demo, is its first source; no HTTP route.
  */
 @Module({
-  providers: [IngestRepository, KeptStateHook, RecordSink, IngestService],
+  providers: [IngestRepository, RecordSink, IngestService],
   exports: [IngestService, RecordSink],
 })
 export class IngestModule {}

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Sql } from '../../database/db.service';
-import { chunks, raw, rows, sql, SqlFragment } from '../../database/sql';
+import { binaryOrder, type HoldingChange, type TransferChange, type TransferEnds } from '../../database/aggregates';
+import { forUpdate, toIso } from '../../database/dialect';
+import { chunks, list, raw, rows, sql, SqlFragment } from '../../database/sql';
 import type {
   ChainRecord,
   HoldingRecord,
@@ -90,35 +92,118 @@ export class IngestRepository {
 
   /**
    * A balance is replaced only by one at least as recent, so writing an older snapshot after a
-   * newer one cannot roll a balance back.
+   * newer one cannot roll a balance back. Answers each holding's balance before and after, for the
+   * kept aggregates: new rows are inserted first (their balance before is none), then the rows
+   * that were there are locked in key order, read, and updated. A row another writer inserts at
+   * the same time is found by the insert, which waits for it, and is then read like any other.
    */
-  async upsertHoldings(tx: Sql, holdings: readonly HoldingRecord[]): Promise<void> {
-    await upsert(
-      tx,
-      'holdings',
-      ['chain', 'token_address', 'address', 'balance', 'updated_at'],
-      holdings.map((h) => [h.chain, h.token_address, h.address, h.balance, h.updated_at]),
-      sql`ON CONFLICT (chain, token_address, address) DO UPDATE SET balance = excluded.balance, updated_at = excluded.updated_at
-       WHERE holdings.updated_at <= excluded.updated_at`,
+  async upsertHoldings(tx: Sql, holdings: readonly HoldingRecord[]): Promise<HoldingChange[]> {
+    const ordered = [...holdings].sort(
+      (a, b) =>
+        binaryOrder(a.chain, b.chain) ||
+        binaryOrder(a.token_address, b.token_address) ||
+        binaryOrder(a.address, b.address),
     );
+    const changes: HoldingChange[] = [];
+    for (const chunk of chunks(ordered)) {
+      const inserted = await tx.query<{ chain: string; token_address: string; address: string }>(
+        sql`INSERT INTO holdings (chain, token_address, address, balance, updated_at)
+            VALUES ${rows(chunk.map((h) => [h.chain, h.token_address, h.address, h.balance, h.updated_at]))}
+            ON CONFLICT (chain, token_address, address) DO NOTHING RETURNING chain, token_address, address`,
+      );
+      const isNew = new Set(inserted.map(holdingKey));
+      for (const h of chunk) {
+        if (isNew.has(holdingKey(h))) changes.push({ ...keyOf(h), before: '0', after: h.balance });
+      }
+      const existing = chunk.filter((h) => !isNew.has(holdingKey(h)));
+      if (existing.length === 0) continue;
+      const stored = await tx.query<{
+        chain: string;
+        token_address: string;
+        address: string;
+        balance: string | number;
+        updated_at: Date | string;
+      }>(
+        sql`SELECT chain, token_address, address, balance, updated_at FROM holdings
+            WHERE (chain, token_address, address) IN (VALUES ${rows(existing.map((h) => [h.chain, h.token_address, h.address]))})
+            ORDER BY chain, token_address, address${forUpdate(tx.dialect)}`,
+      );
+      const before = new Map(stored.map((row) => [holdingKey(row), row]));
+      const replacing = existing.filter((h) => {
+        const row = before.get(holdingKey(h));
+        return row !== undefined && toIso(row.updated_at) <= h.updated_at;
+      });
+      for (const h of replacing) {
+        changes.push({ ...keyOf(h), before: String(before.get(holdingKey(h))!.balance), after: h.balance });
+      }
+      await upsert(
+        tx,
+        'holdings',
+        ['chain', 'token_address', 'address', 'balance', 'updated_at'],
+        replacing.map((h) => [h.chain, h.token_address, h.address, h.balance, h.updated_at]),
+        sql`ON CONFLICT (chain, token_address, address) DO UPDATE SET balance = excluded.balance, updated_at = excluded.updated_at`,
+      );
+    }
+    return changes;
   }
 
-  /** A transaction with a known id replaces the stored one: that is how a correction is imported. */
-  async upsertTransactions(tx: Sql, transactions: readonly TransactionRecord[]): Promise<void> {
+  /**
+   * A transaction with a known id replaces the stored one: that is how a correction is imported.
+   * Answers each transaction's ends before (none for a new one) and after, found like the
+   * holdings' balances before.
+   */
+  async upsertTransactions(tx: Sql, transactions: readonly TransactionRecord[]): Promise<TransferChange[]> {
     const columns = TRANSACTION_FIELDS;
-    await upsert(
-      tx,
-      'transactions',
-      columns,
-      transactions.map((transaction) => columns.map((column) => transaction[column])),
-      sql`ON CONFLICT (id) DO UPDATE SET ${raw(
-        columns
-          .slice(1)
-          .map((column) => `${column} = excluded.${column}`)
-          .join(', '),
-      )}`,
-    );
+    const ordered = [...transactions].sort((a, b) => binaryOrder(a.id, b.id));
+    const changes: TransferChange[] = [];
+    for (const chunk of chunks(ordered)) {
+      const inserted = await tx.query<{ id: string }>(
+        sql`INSERT INTO transactions (${raw(columns.join(', '))})
+            VALUES ${rows(chunk.map((transaction) => columns.map((column) => transaction[column])))}
+            ON CONFLICT (id) DO NOTHING RETURNING id`,
+      );
+      const isNew = new Set(inserted.map((row) => row.id));
+      const existing = chunk.filter((transaction) => !isNew.has(transaction.id));
+      for (const transaction of chunk) {
+        if (isNew.has(transaction.id)) changes.push({ before: undefined, after: endsOf(transaction) });
+      }
+      if (existing.length === 0) continue;
+      const stored = await tx.query<{ id: string; from_address: string; to_address: string }>(
+        sql`SELECT id, from_address, to_address FROM transactions WHERE id IN (${list(existing.map((t) => t.id))})
+            ORDER BY id${forUpdate(tx.dialect)}`,
+      );
+      const before = new Map(stored.map((row) => [row.id, row]));
+      for (const transaction of existing) {
+        const row = before.get(transaction.id);
+        changes.push({ before: row === undefined ? undefined : endsOf(row), after: endsOf(transaction) });
+      }
+      await upsert(
+        tx,
+        'transactions',
+        columns,
+        existing.map((transaction) => columns.map((column) => transaction[column])),
+        sql`ON CONFLICT (id) DO UPDATE SET ${raw(
+          columns
+            .slice(1)
+            .map((column) => `${column} = excluded.${column}`)
+            .join(', '),
+        )}`,
+      );
+    }
+    return changes;
   }
+}
+
+function holdingKey(row: { chain: string; token_address: string; address: string }): string {
+  return `${row.chain} ${row.token_address} ${row.address}`;
+}
+
+function keyOf(h: HoldingRecord): { chain: string; token_address: string; address: string } {
+  return { chain: h.chain, token_address: h.token_address, address: h.address };
+}
+
+function endsOf(row: { from_address: string; to_address: string }): TransferEnds {
+  return { from_address: row.from_address, to_address: row.to_address };
 }
 
 /** Multi-row INSERT … ON CONFLICT, one statement per ROWS_PER_STATEMENT rows. Rows must not repeat a key. */

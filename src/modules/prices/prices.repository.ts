@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { parseDecimal } from '../../core/money/valuation';
 import { Db, Sql } from '../../database/db.service';
 import { toIso } from '../../database/dialect';
-import { bumpDataRevision } from '../../database/revisions';
 import { chunks, list, rows, sql } from '../../database/sql';
 import type { Quote } from './price-quotes';
 
@@ -48,8 +47,8 @@ export class PricesRepository {
   /**
    * Stores the quotes that change something, in one transaction that first makes sure `holder`
    * still holds the lease (its row lock also queues a concurrent claim behind the write). A quote is
-   * stored when it is newer than the token's newest price and differs from it; a new price moves
-   * the data revision on, so kept stats are computed afresh (USD is valued at read time).
+   * stored when it is newer than the token's newest price and differs from it. Nothing kept depends
+   * on prices: USD values are computed at read time from kept balance sums and the latest price.
    */
   store(holder: string, quotes: readonly Quote[], now: Date): Promise<StoreResult> {
     return this.db.transaction(async (tx) => {
@@ -68,7 +67,6 @@ export class PricesRepository {
               ON CONFLICT (token_id, at) DO NOTHING`,
         );
       }
-      if (changes.length > 0) await bumpDataRevision(tx);
       return { held: true, stored: changes.length, unchanged: quotes.length - changes.length };
     });
   }

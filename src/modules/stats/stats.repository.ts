@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../../database/db.service';
 import { addressSet } from '../../database/address-sets';
+import { Drift, findDrift, rebuildAggregates } from '../../database/aggregates';
 import { bigSum } from '../../database/dialect';
-import { dataRevision } from '../../database/revisions';
 import { raw, sql, SqlFragment } from '../../database/sql';
 import { TagScope } from '../../core/tags/tag-scope';
 
@@ -25,8 +25,13 @@ interface Counts {
 }
 
 /**
- * Stats of one address or of a tag's address set. The address set is a subquery; holdings with a
- * zero balance are not counted.
+ * Stats of one address or of a tag's address set, read from the kept aggregates
+ * (src/database/aggregates.ts) in O(tokens of the address or tag): counts from one row, USD from
+ * the balance sums per token times each token's latest price, so prices never touch what is kept.
+ *
+ * The reserved tag's set (tracked addresses without a tag) has no kept aggregates: its members
+ * change with every tag assignment of the account, so its stats are computed from the data with
+ * the exact SQL below. Holdings with a zero balance are not counted.
  *
  * A transaction counts once even when both ends are members: it is counted with the ones the
  * members sent, or with the ones they received from a non-member. Each half reads one index
@@ -39,20 +44,48 @@ interface Counts {
 export class StatsRepository {
   constructor(private readonly db: Db) {}
 
-  /** See src/database/revisions.ts. */
-  dataRevision(): Promise<number> {
-    return dataRevision(this.db);
+  /** How the kept aggregates differ from the reference computation (none: exact). */
+  drift(): Promise<Drift[]> {
+    return findDrift(this.db);
+  }
+
+  /** Rewrites every kept aggregate from the reference computation, in one transaction. */
+  rebuild(): Promise<void> {
+    return this.db.transaction((tx) => rebuildAggregates(tx));
   }
 
   async countsForAddress(address: string): Promise<Counts> {
-    const rows = await this.db.query<CountRow>(sql`SELECT ${countColumns(single(address))}`);
+    const rows = await this.db.query<CountRow>(
+      sql`SELECT holding_count AS holdings, txn_count AS transactions FROM address_stats WHERE address = ${address}`,
+    );
     return toCounts(rows[0]);
   }
 
+  /** An address's own holdings, one per token it holds (holdings_by_address). */
   totalsForAddress(address: string): Promise<DeploymentTotal[]> {
     return this.totals(single(address));
   }
 
+  async countsForTag(tagId: number): Promise<Counts & { address_count: number }> {
+    const rows = await this.db.query<CountRow & { addresses: number | string }>(
+      sql`SELECT address_count AS addresses, holding_count AS holdings, txn_count AS transactions
+          FROM tag_stats WHERE tag_id = ${tagId}`,
+    );
+    return { ...toCounts(rows[0]), address_count: Number(rows[0]?.addresses ?? 0) };
+  }
+
+  async totalsForTag(tagId: number): Promise<DeploymentTotal[]> {
+    const rows = await this.db.query<TotalRow>(
+      sql`SELECT b.balance, d.decimals,
+              (SELECT p.usd FROM prices p WHERE p.token_id = d.token_id ORDER BY p.at DESC LIMIT 1) AS usd
+          FROM tag_balances b
+          JOIN token_deployments d ON d.chain = b.chain AND d.address = b.token_address
+          WHERE b.tag_id = ${tagId} AND b.balance <> '0'`,
+    );
+    return rows.map(toTotal);
+  }
+
+  /** Computed from the data (the reference SQL): for the reserved tag's set. */
   async countsForScope(scope: TagScope): Promise<Counts & { address_count: number }> {
     const members = addressSet(scope);
     const rows = await this.db.query<CountRow & { addresses: number | string }>(
@@ -61,12 +94,13 @@ export class StatsRepository {
     return { ...toCounts(rows[0]), address_count: Number(rows[0]?.addresses ?? 0) };
   }
 
+  /** Computed from the data (the reference SQL): for the reserved tag's set. */
   totalsForScope(scope: TagScope): Promise<DeploymentTotal[]> {
     return this.totals(setOf(addressSet(scope)));
   }
 
   private async totals(members: Membership): Promise<DeploymentTotal[]> {
-    const rows = await this.db.query<{ balance: string; decimals: number | string; usd: string | number | null }>(
+    const rows = await this.db.query<TotalRow>(
       sql`SELECT ${bigSum(this.db.dialect, raw('h.balance'))} AS balance, d.decimals,
               (SELECT p.usd FROM prices p WHERE p.token_id = d.token_id ORDER BY p.at DESC LIMIT 1) AS usd
        FROM holdings h
@@ -74,12 +108,22 @@ export class StatsRepository {
        WHERE ${members.is('h.address')} AND h.balance <> '0'
        GROUP BY h.chain, h.token_address, d.decimals, d.token_id`,
     );
-    return rows.map((row) => ({
-      balance: String(row.balance),
-      decimals: Number(row.decimals),
-      usd: row.usd === null ? undefined : String(row.usd),
-    }));
+    return rows.map(toTotal);
   }
+}
+
+interface TotalRow {
+  balance: string | number;
+  decimals: number | string;
+  usd: string | number | null;
+}
+
+function toTotal(row: TotalRow): DeploymentTotal {
+  return {
+    balance: String(row.balance),
+    decimals: Number(row.decimals),
+    usd: row.usd === null ? undefined : String(row.usd),
+  };
 }
 
 interface CountRow {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TagScope } from '../../core/tags/tag-scope';
+import type { Drift } from '../../database/aggregates';
 import { StatsRepository } from './stats.repository';
-import { StatsCache } from './stats-cache';
 import { totalUsd } from '../../core/money/valuation';
 
 export interface AddressStats {
@@ -14,28 +14,35 @@ export interface TagStats extends AddressStats {
   address_count: number;
 }
 
-/** Addresses and tags whose stats are kept (a few hundred bytes each). */
-const CACHED_ADDRESSES = 20_000;
-const CACHED_TAGS = 10_000;
+/** What `stats verify` found, and whether it rewrote the aggregates. */
+export interface VerifyReport {
+  drift: Drift[];
+  repaired: boolean;
+}
 
 /**
  * Contract §5: counts of non-zero holdings and of transactions, and the USD value of the holdings.
- * An address's stats are kept until the data changes, a real tag's until its addresses or the
- * data change (StatsCache); the reserved tag's are computed on every request.
+ * Addresses and real tags are read from the kept aggregates, exact in every committed state, so
+ * nothing is cached; the reserved tag's set is computed from the data on every request.
  */
 @Injectable()
 export class StatsService {
-  private readonly addressStats = new StatsCache<AddressStats>(CACHED_ADDRESSES);
-  private readonly tagStats = new StatsCache<TagStats>(CACHED_TAGS);
-
   constructor(private readonly stats: StatsRepository) {}
 
-  async forAddress(address: string): Promise<AddressStats> {
-    const key = `${address} ${await this.stats.dataRevision()}`;
-    return { ...(await this.addressStats.get(key, () => this.computeForAddress(address))) };
+  /**
+   * Compares every kept aggregate with the reference computation; with `repair`, rewrites them all
+   * from it when any differs, and checks again.
+   */
+  async verify(repair: boolean): Promise<VerifyReport> {
+    const drift = await this.stats.drift();
+    if (drift.length === 0 || !repair) return { drift, repaired: false };
+    await this.stats.rebuild();
+    const left = await this.stats.drift();
+    if (left.length > 0) throw new Error(`the aggregates still differ after the rewrite: ${JSON.stringify(left)}`);
+    return { drift, repaired: true };
   }
 
-  private async computeForAddress(address: string): Promise<AddressStats> {
+  async forAddress(address: string): Promise<AddressStats> {
     const [counts, totals] = await Promise.all([
       this.stats.countsForAddress(address),
       this.stats.totalsForAddress(address),
@@ -44,13 +51,10 @@ export class StatsService {
   }
 
   async forScope(scope: TagScope): Promise<TagStats> {
-    if (scope.kind === 'untagged') return this.compute(scope);
-    const key = `${scope.tagId}:${scope.revision}:${await this.stats.dataRevision()}`;
-    return { ...(await this.tagStats.get(key, () => this.compute(scope))) };
-  }
-
-  private async compute(scope: TagScope): Promise<TagStats> {
-    const [counts, totals] = await Promise.all([this.stats.countsForScope(scope), this.stats.totalsForScope(scope)]);
+    const [counts, totals] =
+      scope.kind === 'tag'
+        ? await Promise.all([this.stats.countsForTag(scope.tagId), this.stats.totalsForTag(scope.tagId)])
+        : await Promise.all([this.stats.countsForScope(scope), this.stats.totalsForScope(scope)]);
     return {
       address_count: counts.address_count,
       token_holding_count: counts.token_holding_count,

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Db, Sql } from '../../database/db.service';
 import { forUpdate, toIso } from '../../database/dialect';
 import { addressSet, addressSetInJoinOrder } from '../../database/address-sets';
+import { createTagStats, lockForMembershipChange, membersAdded, membersRemoved } from '../../database/aggregates';
 import { chunks, list, rows, sql } from '../../database/sql';
 import { TagScope } from '../../core/tags/tag-scope';
 
@@ -38,6 +39,9 @@ export class TagsRepository {
    * addresses queue rather than deadlock. Only then are the current tags counted, so no other
    * writer can add a tag to these addresses between the count and the insert. On SQLite the
    * transaction is BEGIN IMMEDIATE and Db serialises writers, which gives the same guarantee.
+   *
+   * The tag's kept aggregates follow in the same transaction (membersAdded), after the locks that
+   * order it with concurrent imports (src/database/aggregates.ts).
    */
   async assign(
     accountId: number,
@@ -64,6 +68,8 @@ export class TagsRepository {
         if (adding.length === 0) return;
 
         const id = tagId ?? (await createTag(tx, accountId, tag, now));
+        await lockForMembershipChange(tx, id, adding);
+        await membersAdded(tx, id, adding);
         await insertMemberships(tx, id, accountId, adding, now);
         await membersChanged(tx, id, now);
       });
@@ -77,14 +83,18 @@ export class TagsRepository {
   /** Removes the tag from those addresses (they stay tracked); answers whether anything changed. */
   removeMembers(tagId: number, addresses: readonly string[], now: string): Promise<number> {
     return this.db.transaction(async (tx) => {
-      let removed = 0;
+      await lockForMembershipChange(tx, tagId, addresses);
+      const removed: string[] = [];
       for (const chunk of chunks(addresses)) {
-        removed += await tx.execute(
-          sql`DELETE FROM address_tags WHERE tag_id = ${tagId} AND address IN (${list(chunk)})`,
+        const deleted = await tx.query<{ address: string }>(
+          sql`DELETE FROM address_tags WHERE tag_id = ${tagId} AND address IN (${list(chunk)}) RETURNING address`,
         );
+        removed.push(...deleted.map((row) => row.address));
       }
-      if (removed > 0) await membersChanged(tx, tagId, now);
-      return removed;
+      if (removed.length === 0) return 0;
+      await membersRemoved(tx, tagId, removed);
+      await membersChanged(tx, tagId, now);
+      return removed.length;
     });
   }
 
@@ -101,8 +111,10 @@ export class TagsRepository {
     });
   }
 
+  /** The tag's kept aggregates go with it (ON DELETE CASCADE), after its row is locked like any change's. */
   async deleteTag(tagId: number): Promise<void> {
     await this.db.transaction(async (tx) => {
+      await lockForMembershipChange(tx, tagId, []);
       await tx.execute(sql`DELETE FROM address_tags WHERE tag_id = ${tagId}`);
       await tx.execute(sql`DELETE FROM tags WHERE id = ${tagId}`);
     });
@@ -184,7 +196,7 @@ export function binaryOrder(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Every change to a tag's addresses moves its revision on, so that stats kept for the old set are not used again. */
+/** Every change to a tag's addresses moves its `updated_at` and revision on. */
 async function membersChanged(tx: Sql, tagId: number, now: string): Promise<void> {
   await tx.execute(sql`UPDATE tags SET updated_at = ${now}, revision = revision + 1 WHERE id = ${tagId}`);
 }
@@ -229,7 +241,9 @@ async function createTag(tx: Sql, accountId: number, name: string, now: string):
     sql`INSERT INTO tags (account_id, name, created_at, updated_at) VALUES (${accountId}, ${name}, ${now}, ${now})
      ON CONFLICT (account_id, name) DO UPDATE SET name = excluded.name RETURNING id`,
   );
-  return Number(created[0]!.id);
+  const id = Number(created[0]!.id);
+  await createTagStats(tx, id);
+  return id;
 }
 
 async function insertMemberships(

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { Db, Sql } from '../../../database/db.service';
+import { applyDataChanges } from '../../../database/aggregates';
 import { ROWS_PER_STATEMENT } from '../../../database/sql';
 import { IngestRepository } from '../ingest.repository';
 import type { RecordSource, SourceBatch, SourceItem } from '../sources/record-source';
 import { RecordValidator } from '../validation/record-validator';
 import type { RuleResult } from '../validation/record-rules';
 import { BatchWriter } from './batch-writer';
-import { KeptStateHook } from './kept-state.hook';
 import { PendingWrites } from './pending-writes';
 import { BatchTally, RunOptions, SinkReport, SinkRun } from './sink-run';
 import type { WriteHook } from './write-hook';
@@ -24,7 +24,7 @@ export type CommitPolicy = 'whole-input' | 'per-batch';
 
 export interface SinkOptions extends RunOptions {
   policy: CommitPolicy;
-  /** Run in each write transaction after the sink's own (KeptStateHook), in this order. */
+  /** Run in each write transaction after the kept aggregates are updated, in this order. */
   hooks?: readonly WriteHook[];
 }
 
@@ -43,12 +43,11 @@ export class RecordSink {
   constructor(
     private readonly db: Db,
     private readonly repository: IngestRepository,
-    private readonly keptState: KeptStateHook,
   ) {}
 
   async write(source: RecordSource, options: SinkOptions): Promise<SinkReport> {
     const run = new SinkRun(options);
-    const hooks = [this.keptState, ...(options.hooks ?? [])];
+    const hooks = options.hooks ?? [];
     return options.policy === 'whole-input'
       ? this.writeWholeInput(source, run, hooks)
       : this.writePerBatch(source, run, hooks);
@@ -156,14 +155,19 @@ export class RecordSink {
     return { tally, written: true };
   }
 
-  /** Referenced rows first: tokens and their deployments before the prices and holdings that point at them. */
+  /**
+   * Referenced rows first: tokens and their deployments before the prices and holdings that point at
+   * them. The kept aggregates (src/database/aggregates.ts) follow the holdings and transactions in
+   * the same transaction; prices and deployments do not touch them (USD is valued at read time).
+   */
   private async writeRecords(tx: Sql, pending: PendingWrites, hooks: readonly WriteHook[]): Promise<void> {
     const records = pending.records();
     await this.repository.updateChains(tx, records.chains);
     await this.repository.upsertTokens(tx, records.tokens);
     await this.repository.upsertPrices(tx, records.prices);
-    await this.repository.upsertHoldings(tx, records.holdings);
-    await this.repository.upsertTransactions(tx, records.transactions);
+    const holdings = await this.repository.upsertHoldings(tx, records.holdings);
+    const transfers = await this.repository.upsertTransactions(tx, records.transactions);
+    await applyDataChanges(tx, holdings, transfers);
     for (const hook of hooks) await hook.afterBatch?.(tx, records);
   }
 }

@@ -3,7 +3,7 @@ import type { WrittenRecords } from './pending-writes';
 
 /**
  * Work that belongs in the transaction that writes the records, so that it commits or rolls back
- * with them: kept aggregates, the data revision, a live source's position in its chain. A hook
+ * with them: a live source's position in its chain. A hook
  * that throws rolls the transaction back, like a failed write.
  */
 export interface WriteHook {
