@@ -24,7 +24,7 @@
  *
  * Nothing here runs in `npm test`: this is an on-demand measurement, and it takes minutes.
  */
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
   createReadStream,
@@ -259,6 +259,7 @@ async function postgresPhase(
   const memory = service.memory();
   await stopTracked(floor);
   await stopTracked(service);
+  const aggregates = verifyAggregates(url);
   await adminQuery(cluster.url, 'DROP DATABASE bench WITH (FORCE)');
   return {
     endpoints,
@@ -270,7 +271,25 @@ async function postgresPhase(
     verified,
     bigTagAlone,
     readsWhileWriting,
+    aggregates,
   };
+}
+
+/** `stats verify` on the benchmark's database: one JSON line on stdout, exit code 1 on drift. */
+function verifyAggregates(url: string): PostgresFigures['aggregates'] {
+  log('stats verify: the kept aggregates against the reference computation');
+  // Exit code 1 is an answer here (drift), so the output is read whatever the exit code.
+  const run = spawnSync(process.execPath, [compiled().cli, 'stats', 'verify'], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: url },
+    encoding: 'utf8',
+    timeout: 1_800_000,
+    maxBuffer: 64 << 20,
+  });
+  if (run.status !== 0 && run.status !== 1) throw new Error(`stats verify failed: ${run.stderr.slice(-2000)}`);
+  const summary = JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}') as PostgresFigures['aggregates'];
+  log(`  ${summary.exact ? 'exact' : `DRIFT ${JSON.stringify(summary.drift)}`}`);
+  return { exact: summary.exact, drift: summary.drift };
 }
 
 async function copyPhase(cluster: PgCluster, meta: DatasetMeta): Promise<Throughput> {

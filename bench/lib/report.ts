@@ -51,6 +51,8 @@ export interface PostgresFigures {
   bigTagAlone: BigTagAlone;
   /** Undefined with `--skip-writing`. */
   readsWhileWriting?: ReadsWhileWriting;
+  /** `stats verify` at the end of the run: the kept aggregates against the reference computation. */
+  aggregates: { exact: boolean; drift: Record<string, number> };
 }
 
 /**
@@ -186,6 +188,7 @@ export function formatResults(results: Results): string {
     bigTagLine(pg.bigTagAlone),
     writingLine(pg.readsWhileWriting),
     `answers compared before measuring: ${pg.verified.compared}, mismatches: ${pg.verified.mismatches.length}`,
+    `stats verify after the import, the tag load and the writes: ${pg.aggregates.exact ? 'exact' : `DRIFT ${JSON.stringify(pg.aggregates.drift)}`}`,
   );
   if (results.sqlite !== undefined) {
     const sqlite = results.sqlite;
