@@ -9,8 +9,24 @@ import { ApiError } from '../errors';
  * address is 400 INVALID_ADDRESS naming the parameter and the value.
  */
 
+/** The chain, address and token filters the holdings and transactions lists share, as given in the query. */
+export interface ListQuery {
+  chain?: ChainId;
+  address?: string;
+  token_address?: string;
+}
+
+/** Those filters canonicalised (INVALID_ADDRESS for an address that is none). */
+export function listFilters(query: ListQuery): { chain?: ChainId; address?: string; tokenAddress?: string } {
+  return {
+    chain: query.chain,
+    address: query.address === undefined ? undefined : addressFilter(query.address),
+    tokenAddress: query.token_address === undefined ? undefined : tokenAddressFilter(query.token_address, query.chain),
+  };
+}
+
 /** Any address of a supported chain; a valid address that matches no row simply gives an empty list. */
-export function addressFilter(input: string): string {
+function addressFilter(input: string): string {
   const parsed = parseAddress(input);
   if (parsed.ok) return parsed.address.canonical;
   throw invalid('address', `Not an address of any supported chain`, input, parsed.reason);
@@ -21,7 +37,7 @@ export function addressFilter(input: string): string {
  * one any supported address is accepted, and a Move coin type (`0x2::sui::SUI`) in the canonical
  * form Sui and Aptos share.
  */
-export function tokenAddressFilter(input: string, chain?: ChainId): string {
+function tokenAddressFilter(input: string, chain?: ChainId): string {
   if (input === NATIVE_TOKEN) return NATIVE_TOKEN;
   const what = `token_address is not a token address${chain === undefined ? '' : ` on ${chain}`}`;
   if (chain !== undefined || input.includes('::')) {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { OffsetPage } from '../../http/paging/paging';
 import { TagScopeService } from '../tags/tag-scope.service';
-import { addressFilter, tokenAddressFilter } from '../../core/addresses/address-filters';
+import { listFilters } from '../../core/addresses/address-filters';
 import { TokenHoldingDto, toTokenHolding } from './dto/token-holding.dto';
 import { TokenHoldingsQueryDto } from './dto/token-holdings-query.dto';
 import { HoldingFilters, HoldingRow, HoldingsRepository } from './holdings.repository';
@@ -15,10 +15,7 @@ export class HoldingsService {
 
   async page(accountId: number, query: TokenHoldingsQueryDto): Promise<OffsetPage<TokenHoldingDto>> {
     const filters: HoldingFilters = {
-      chain: query.chain,
-      address: query.address === undefined ? undefined : addressFilter(query.address),
-      tokenAddress:
-        query.token_address === undefined ? undefined : tokenAddressFilter(query.token_address, query.chain),
+      ...listFilters(query),
       scope: query.tag === undefined ? undefined : await this.tagScopes.resolve(accountId, query.tag),
     };
     const [total, rows] = await Promise.all([

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { ApiError } from '../../core/errors';
 import { CursorPage } from '../../http/paging/paging';
-import { addressFilter, tokenAddressFilter } from '../../core/addresses/address-filters';
+import { listFilters } from '../../core/addresses/address-filters';
 import { TagScopeService } from '../tags/tag-scope.service';
 import { CursorPosition, decodeCursor, encodeCursor } from './cursor';
 import { TransactionDto, toTransaction } from './dto/transaction.dto';
@@ -24,10 +24,7 @@ export class TransactionsService {
 
   async page(accountId: number, query: TransactionsQueryDto): Promise<CursorPage<TransactionDto>> {
     const filters: TransactionFilters = {
-      chain: query.chain,
-      address: query.address === undefined ? undefined : addressFilter(query.address),
-      tokenAddress:
-        query.token_address === undefined ? undefined : tokenAddressFilter(query.token_address, query.chain),
+      ...listFilters(query),
       since: query.since === undefined ? undefined : parseInstant(query.since),
       after: query.after === undefined ? undefined : await this.position(query.after),
       scope: query.tag === undefined ? undefined : await this.tagScopes.resolve(accountId, query.tag),
