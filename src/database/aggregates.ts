@@ -47,6 +47,14 @@ export interface TransferChange {
   after: TransferEnds | undefined;
 }
 
+/** A transfer's ends as they were (taken away, -1) and as they are (added, +1), where there are any. */
+function signedEnds(change: TransferChange): [TransferEnds, -1 | 1][] {
+  const sides: [TransferEnds, -1 | 1][] = [];
+  if (change.before !== undefined) sides.push([change.before, -1]);
+  if (change.after !== undefined) sides.push([change.after, 1]);
+  return sides;
+}
+
 /** Applies the holdings' and transactions' changes to every aggregate, inside the writing transaction. */
 export async function applyDataChanges(
   tx: Sql,
@@ -72,11 +80,7 @@ export async function applyDataChanges(
   }
   const changedTransfers = transfers.filter((change) => !sameEnds(change.before, change.after));
   for (const change of changedTransfers) {
-    for (const [ends, step] of [
-      [change.before, -1],
-      [change.after, 1],
-    ] as const) {
-      if (ends === undefined) continue;
+    for (const [ends, step] of signedEnds(change)) {
       for (const address of endsOf(ends)) addressDelta(address).txns += step;
     }
   }
@@ -117,11 +121,7 @@ export async function applyDataChanges(
     }
   }
   for (const change of changedTransfers) {
-    for (const [ends, step] of [
-      [change.before, -1],
-      [change.after, 1],
-    ] as const) {
-      if (ends === undefined) continue;
+    for (const [ends, step] of signedEnds(change)) {
       // A transfer between two members of a tag counts once for it.
       const tags = new Set(endsOf(ends).flatMap((address) => tagsOf.get(address) ?? []));
       for (const tagId of tags) tagDelta(tagId).txns += step;
