@@ -16,6 +16,7 @@ import { queryValidationPipe } from './http/validation/validation';
 import { AppConfig } from './config/config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { FollowModule } from './modules/follow/follow.module';
 import { HealthController } from './modules/health/health.controller';
 import { HoldingsModule } from './modules/holdings/holdings.module';
 import { IngestModule } from './modules/ingest/ingest.module';
@@ -52,6 +53,7 @@ export class AppModule {
         }),
         ...DOMAIN_MODULES,
         PricesModule,
+        FollowModule.forRoot({ startOnBoot: config.follow.enabled }),
       ],
       controllers: [HealthController],
       providers: [

@@ -1,7 +1,8 @@
 import { keysCommands } from '../modules/accounts/commands/keys.command';
+import { followCommands } from '../modules/follow/commands/follow.command';
 import { importCommands } from '../modules/ingest/commands/import.command';
 import { statsCommands } from '../modules/stats/commands/stats.command';
 import type { ModuleCommands } from './command';
 
 /** Every module's commands, in the order `chaintags --help` lists them. */
-export const COMMANDS: readonly ModuleCommands[] = [keysCommands, importCommands, statsCommands];
+export const COMMANDS: readonly ModuleCommands[] = [keysCommands, importCommands, statsCommands, followCommands];

@@ -95,4 +95,55 @@ describe('parseConfig', () => {
       expect.objectContaining({ message: expect.not.stringContaining('secret') }),
     );
   });
+  describe('following the chains', () => {
+    it('follows nothing by default and keeps every chain with its documented confirmations', () => {
+      const follow = parseConfig({}).follow;
+      expect(follow).toMatchObject({ enabled: true, intervalMs: 2000, leaseMs: 20_000 });
+      expect(follow.chains.map((chain) => chain.chain)).toHaveLength(13);
+      expect(follow.chains.every((chain) => chain.rpcUrls.length === 0)).toBe(true);
+      expect(follow.chains.find((chain) => chain.chain === 'ethereum')).toEqual({
+        chain: 'ethereum',
+        rpcUrls: [],
+        confirmations: 12,
+        startBlock: 0n,
+        nativeBackfillBlocks: 100_000n,
+      });
+    });
+
+    it('reads the per-chain settings, fallbacks in order, and FOLLOW=off', () => {
+      const follow = parseConfig({
+        FOLLOW: 'OFF',
+        FOLLOW_INTERVAL_MS: '200',
+        FOLLOW_LEASE_SECONDS: '4',
+        RPC_URL_BASE: 'https://base.example/v2/key1, http://127.0.0.1:8545',
+        CONFIRMATIONS_BASE: '0',
+        START_BLOCK_BASE: '21000000',
+        NATIVE_BACKFILL_BLOCKS_BASE: 'all',
+      }).follow;
+      expect(follow).toMatchObject({ enabled: false, intervalMs: 200, leaseMs: 4000 });
+      expect(follow.chains.find((chain) => chain.chain === 'base')).toEqual({
+        chain: 'base',
+        rpcUrls: ['https://base.example/v2/key1', 'http://127.0.0.1:8545'],
+        confirmations: 0,
+        startBlock: 21_000_000n,
+        nativeBackfillBlocks: 'all',
+      });
+    });
+
+    it('refuses RPC URLs for chains it cannot follow, bad URLs without echoing them, and bad numbers', () => {
+      expect(() => parseConfig({ RPC_URL_BITCOIN: 'http://127.0.0.1:8332' })).toThrow(/RPC_URL_BITCOIN/);
+      expect(() => parseConfig({ RPC_URL_ETHEREUM: 'wss://node.example/secret' })).toThrow(
+        expect.objectContaining({
+          message: expect.stringContaining('RPC_URL_ETHEREUM') as unknown,
+        }),
+      );
+      expect(() => parseConfig({ RPC_URL_ETHEREUM: 'wss://node.example/secret' })).toThrow(
+        expect.objectContaining({ message: expect.not.stringContaining('secret') }),
+      );
+      expect(() => parseConfig({ START_BLOCK_ETHEREUM: '-1' })).toThrow(/START_BLOCK_ETHEREUM/);
+      expect(() => parseConfig({ NATIVE_BACKFILL_BLOCKS_ETHEREUM: 'some' })).toThrow(/NATIVE_BACKFILL_BLOCKS_ETHEREUM/);
+      expect(() => parseConfig({ FOLLOW: 'maybe' })).toThrow(/FOLLOW/);
+      expect(() => parseConfig({ FOLLOW_INTERVAL_MS: '10' })).toThrow(/FOLLOW_INTERVAL_MS/);
+    });
+  });
 });

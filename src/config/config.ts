@@ -1,4 +1,6 @@
 import { resolve } from 'node:path';
+import { CHAINS, EVM_CHAINS } from '../core/chains/chain-registry';
+import type { ChainId } from '../core/chains/chain-ids';
 
 export type DatabaseConfig = { kind: 'postgres'; url: string } | { kind: 'sqlite'; path: string };
 
@@ -17,6 +19,7 @@ export interface AppConfig {
   logLevel: LogLevel;
   prices: PriceSourceConfig;
   operations: OperationsConfig;
+  follow: FollowConfig;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -40,6 +43,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): AppConfig {
     logLevel: parseLogLevel(env.LOG_LEVEL ?? 'info'),
     prices: parsePriceSource(env),
     operations: parseOperations(env),
+    follow: parseFollow(env),
   };
 }
 
@@ -201,4 +205,91 @@ function isRedisUrl(raw: string): boolean {
   } catch {
     return false;
   }
+}
+
+// --- Following the chains (contract §10) ---------------------------------------------------------
+
+/** How one chain is followed; `rpcUrls` empty: it is not (import only). */
+export interface FollowedChainConfig {
+  chain: ChainId;
+  /** `RPC_URL_<CHAIN>`, comma-separated; later ones are fallbacks. Never logged (they may hold keys). */
+  rpcUrls: string[];
+  /** `CONFIRMATIONS_<CHAIN>`: blocks kept behind the head. */
+  confirmations: number;
+  /** `START_BLOCK_<CHAIN>`: the first block whose transfers are recorded. */
+  startBlock: bigint;
+  /** `NATIVE_BACKFILL_BLOCKS_<CHAIN>`: how far back a newly tracked address's native transfers are searched. */
+  nativeBackfillBlocks: bigint | 'all';
+}
+
+export interface FollowConfig {
+  /** `FOLLOW=off`: `npm start` serves the API only (the `follow` command still follows). */
+  enabled: boolean;
+  /** `FOLLOW_INTERVAL_MS`: how often each follower asks for a new head. */
+  intervalMs: number;
+  /**
+   * `FOLLOW_LEASE_SECONDS` in milliseconds: how long a process's claim to write a chain stands
+   * without being renewed; another process takes over at most this long (plus a quarter of it)
+   * after the writer dies.
+   */
+  leaseMs: number;
+  /** Every chain, in the registry's order; only EVM chains can have RPC URLs. */
+  chains: FollowedChainConfig[];
+}
+
+function parseFollow(env: NodeJS.ProcessEnv): FollowConfig {
+  const follow = (env.FOLLOW ?? 'on').toLowerCase();
+  if (follow !== 'on' && follow !== 'off') throw new ConfigError(`FOLLOW must be on or off, got "${env.FOLLOW}"`);
+  const evm = new Set<ChainId>(EVM_CHAINS.map((chain) => chain.id));
+  const chains = CHAINS.map((chain): FollowedChainConfig => {
+    const suffix = chain.id.toUpperCase();
+    const rpcUrls = parseRpcUrls(env, `RPC_URL_${suffix}`);
+    if (rpcUrls.length > 0 && !evm.has(chain.id)) {
+      throw new ConfigError(`RPC_URL_${suffix}: ${chain.id} cannot be followed yet (only the EVM chains can); remove it`);
+    }
+    return {
+      chain: chain.id,
+      rpcUrls,
+      confirmations: parseInteger(env, `CONFIRMATIONS_${suffix}`, chain.defaultConfirmations, 0, 10_000),
+      startBlock: parseBlock(env, `START_BLOCK_${suffix}`, 0n),
+      nativeBackfillBlocks:
+        (env[`NATIVE_BACKFILL_BLOCKS_${suffix}`] ?? '').toLowerCase() === 'all'
+          ? 'all'
+          : parseBlock(env, `NATIVE_BACKFILL_BLOCKS_${suffix}`, 100_000n),
+    };
+  });
+  return {
+    enabled: follow === 'on',
+    intervalMs: parseInteger(env, 'FOLLOW_INTERVAL_MS', 2000, 50, 3_600_000),
+    leaseMs: parseInteger(env, 'FOLLOW_LEASE_SECONDS', 20, 2, 600) * 1000,
+    chains,
+  };
+}
+
+function parseRpcUrls(env: NodeJS.ProcessEnv, name: string): string[] {
+  const raw = env[name] ?? '';
+  const urls = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  urls.forEach((url, index) => {
+    let protocol: string | undefined;
+    try {
+      protocol = new URL(url).protocol;
+    } catch {
+      protocol = undefined;
+    }
+    // The URL is not echoed: providers put API keys in them.
+    if (protocol !== 'http:' && protocol !== 'https:') {
+      throw new ConfigError(`${name} entry ${index + 1} must be an http(s) JSON-RPC URL`);
+    }
+  });
+  return urls;
+}
+
+function parseBlock(env: NodeJS.ProcessEnv, name: string, fallback: bigint): bigint {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d{1,18}$/.test(raw)) throw new ConfigError(`${name} must be a block number (digits), got "${raw}"`);
+  return BigInt(raw);
 }

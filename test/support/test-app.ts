@@ -67,6 +67,8 @@ export interface TestAppOptions {
   logDestination?: DestinationStream;
   /** The price poller's settings; without them it is off, so no test reaches a real price source. */
   prices?: Partial<PriceSourceConfig>;
+  /** More settings, read like the environment (RPC_URL_ETHEREUM, FOLLOW_INTERVAL_MS, …). */
+  env?: Record<string, string>;
 }
 
 export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
@@ -77,6 +79,7 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
     LOG_LEVEL: options.logDestination === undefined ? 'silent' : 'info',
     RATE_LIMIT_PER_MINUTE: String(options.rateLimitPerMinute ?? 0),
     PRICE_REFRESH_SECONDS: '0',
+    ...options.env,
   });
   config.prices = { ...config.prices, ...options.prices };
   const app = await createApp(config, { logDestination: options.logDestination });

@@ -7,6 +7,7 @@ import { StatsRevisions1763700000011 } from './1763700000011-stats-revisions';
 import { PricePoller1763700000020 } from './1763700000020-price-poller';
 import { ChainRegistry1763700000021 } from './1763700000021-chain-registry';
 import { KeptAggregates1763700000030 } from './1763700000030-kept-aggregates';
+import { Followers1763700000040 } from './1763700000040-followers';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   PricePoller1763700000020,
   ChainRegistry1763700000021,
   KeptAggregates1763700000030,
+  Followers1763700000040,
 ];

@@ -148,6 +148,52 @@ export class IngestRepository {
   }
 
   /**
+   * Holdings read from a chain's state at an earlier block than the one stored (a reorganisation
+   * took the later blocks away): written whatever their time, and answered like upsertHoldings.
+   */
+  async replaceHoldings(tx: Sql, holdings: readonly HoldingRecord[]): Promise<HoldingChange[]> {
+    const ordered = [...holdings].sort(
+      (a, b) =>
+        binaryOrder(a.chain, b.chain) ||
+        binaryOrder(a.token_address, b.token_address) ||
+        binaryOrder(a.address, b.address),
+    );
+    const changes: HoldingChange[] = [];
+    for (const chunk of chunks(ordered)) {
+      const stored = await tx.query<{ chain: string; token_address: string; address: string; balance: string | number }>(
+        sql`SELECT chain, token_address, address, balance FROM holdings
+            WHERE (chain, token_address, address) IN (VALUES ${rows(chunk.map((h) => [h.chain, h.token_address, h.address]))})
+            ORDER BY chain, token_address, address${forUpdate(tx.dialect)}`,
+      );
+      const before = new Map(stored.map((row) => [holdingKey(row), String(row.balance)]));
+      for (const h of chunk) changes.push({ ...keyOf(h), before: before.get(holdingKey(h)) ?? '0', after: h.balance });
+      await upsert(
+        tx,
+        'holdings',
+        ['chain', 'token_address', 'address', 'balance', 'updated_at'],
+        chunk.map((h) => [h.chain, h.token_address, h.address, h.balance, h.updated_at]),
+        sql`ON CONFLICT (chain, token_address, address) DO UPDATE SET balance = excluded.balance, updated_at = excluded.updated_at`,
+      );
+    }
+    return changes;
+  }
+
+  /**
+   * Removes a chain's transactions above `block` (blocks a reorganisation took away) and answers
+   * their ends, in id order, for the kept aggregates.
+   */
+  async deleteTransactionsAbove(tx: Sql, chain: string, block: bigint): Promise<TransferChange[]> {
+    const above = block.toString();
+    const removed = await tx.query<{ id: string; from_address: string; to_address: string }>(
+      sql`SELECT id, from_address, to_address FROM transactions WHERE chain = ${chain} AND block_number > ${above}
+          ORDER BY id${forUpdate(tx.dialect)}`,
+    );
+    if (removed.length === 0) return [];
+    await tx.execute(sql`DELETE FROM transactions WHERE chain = ${chain} AND block_number > ${above}`);
+    return removed.map((row) => ({ before: endsOf(row), after: undefined }));
+  }
+
+  /**
    * A transaction with a known id replaces the stored one: that is how a correction is imported.
    * Answers each transaction's ends before (none for a new one) and after, found like the
    * holdings' balances before.

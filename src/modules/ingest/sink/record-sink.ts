@@ -2,6 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { Db, Sql } from '../../../database/db.service';
 import { applyDataChanges, HoldingChange, TransferChange } from '../../../database/aggregates';
 import { ROWS_PER_STATEMENT } from '../../../database/sql';
+import type { ChainId } from '../../../core/chains/chain-ids';
+import type { HoldingInput } from '../../../core/records/record-input';
+import type { Instant } from '../../../core/records/brands';
+import type { HoldingRecord } from '../../../core/records/records';
 import { IngestRepository } from '../ingest.repository';
 import type { RecordSource, SourceBatch, SourceItem } from '../sources/record-source';
 import { RecordValidator } from '../validation/record-validator';
@@ -51,6 +55,30 @@ export class RecordSink {
     return options.policy === 'whole-input'
       ? this.writeWholeInput(source, run, hooks)
       : this.writePerBatch(source, run, hooks);
+  }
+
+  /**
+   * Takes a chain back to `block` after a reorganisation, in one transaction: its transactions
+   * above the block go, `holdings` (its balances read again at that block) replace the stored
+   * ones whatever their time, the kept aggregates follow, and the hooks' `beforeCommit` runs
+   * last (where a follower moves its position back). Throws, writing nothing, when a holding is
+   * invalid.
+   */
+  async rewind(chain: ChainId, block: bigint, holdings: readonly HoldingInput[], hooks: readonly WriteHook[] = []): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const validator = new RecordValidator(await this.repository.loadCatalog(tx), new Date().toISOString() as Instant);
+      const checked: HoldingRecord[] = [];
+      for (const [index, holding] of holdings.entries()) {
+        const result = validator.check(holding);
+        if (!result.ok) throw new Error(`holding ${index + 1}: ${result.reason}`);
+        if (result.record.type !== 'holding') throw new Error(`holding ${index + 1} is a ${result.record.type} record`);
+        checked.push(result.record);
+      }
+      const transfers = await this.repository.deleteTransactionsAbove(tx, chain, block);
+      const changes = await this.repository.replaceHoldings(tx, checked);
+      await applyDataChanges(tx, changes, transfers);
+      for (const hook of hooks) await hook.beforeCommit?.(tx);
+    });
   }
 
   private async writeWholeInput(source: RecordSource, run: SinkRun, hooks: readonly WriteHook[]): Promise<SinkReport> {

@@ -1,0 +1,253 @@
+import { Injectable } from '@nestjs/common';
+import type { ChainId } from '../../core/chains/chain-ids';
+import { Db, Sql } from '../../database/db.service';
+import { chunks, rows, sql } from '../../database/sql';
+
+/** Where a follower stands: the last block whose data is committed, none before the first commit. */
+export interface Position {
+  block: bigint | undefined;
+  hash: string | undefined;
+}
+
+export interface Backfill {
+  id: number;
+  throughBlock: bigint;
+  tokenNext: bigint;
+  nativeNext: bigint;
+  addresses: string[];
+}
+
+export type FollowerStatus = 'syncing' | 'synced' | 'error';
+
+export interface FollowerRow {
+  chain: string;
+  head_block: string | number | null;
+  indexed_block: string | number | null;
+  status: string;
+  error: string | null;
+  reported_at: Date | string | null;
+}
+
+/** Thrown inside a write transaction when this process no longer holds the chain's lease: it rolls back. */
+export class LeaseLost extends Error {}
+
+/** EVM accounts (the only addresses an EVM chain follows): lowercase 0x and 40 hex digits. */
+const EVM_ADDRESS_LENGTH = 42;
+
+/**
+ * The followers' own tables (migration 1763700000040) and what they read of others: the tracked
+ * addresses and a chain's known token deployments. Lease times are this process's clock, as for
+ * the price poller: hosts sharing a database differ by far less than a lease lasts.
+ */
+@Injectable()
+export class FollowRepository {
+  constructor(private readonly db: Db) {}
+
+  /**
+   * Takes the chain's lease when it is free or lapsed, or extends it when `holder` has it. The
+   * chain's row is created on the first claim.
+   */
+  async claim(chain: ChainId, holder: string, now: Date, until: Date): Promise<boolean> {
+    await this.db.execute(
+      sql`INSERT INTO followers (chain, status) VALUES (${chain}, 'syncing') ON CONFLICT (chain) DO NOTHING`,
+    );
+    const changed = await this.db.execute(
+      sql`UPDATE followers SET holder = ${holder}, lease_until = ${until.toISOString()}
+          WHERE chain = ${chain} AND (holder = ${holder} OR holder IS NULL OR lease_until < ${now.toISOString()})`,
+    );
+    return changed === 1;
+  }
+
+  async release(chain: ChainId, holder: string): Promise<void> {
+    await this.db.execute(
+      sql`UPDATE followers SET holder = NULL, lease_until = NULL WHERE chain = ${chain} AND holder = ${holder}`,
+    );
+  }
+
+  /**
+   * Inside a write transaction, before its commit: fails it unless `holder` still holds the lease,
+   * and extends the lease. A lease that lapsed while nobody took it is still this holder's: only a
+   * claim changes the holder. The row lock this takes on PostgreSQL also queues a concurrent claim
+   * behind the commit, so a process that takes over reads the position this one committed.
+   */
+  async holdLease(tx: Sql, chain: ChainId, holder: string, until: Date): Promise<void> {
+    const changed = await tx.execute(
+      sql`UPDATE followers SET lease_until = ${until.toISOString()} WHERE chain = ${chain} AND holder = ${holder}`,
+    );
+    if (changed !== 1) throw new LeaseLost(`another process follows ${chain} now`);
+  }
+
+  async position(chain: ChainId): Promise<Position> {
+    const [row] = await this.db.query<{ indexed_block: string | number | null; indexed_hash: string | null }>(
+      sql`SELECT indexed_block, indexed_hash FROM followers WHERE chain = ${chain}`,
+    );
+    return {
+      block: row?.indexed_block === null || row === undefined ? undefined : BigInt(row.indexed_block),
+      hash: row?.indexed_hash ?? undefined,
+    };
+  }
+
+  /**
+   * Moves the position to the last of `blocks` (ascending, consecutive) and keeps their hashes,
+   * forgetting those `keep` blocks or more below it.
+   */
+  async advance(
+    tx: Sql,
+    chain: ChainId,
+    blocks: readonly { number: bigint; hash: string }[],
+    keep: number,
+  ): Promise<void> {
+    const last = blocks[blocks.length - 1];
+    if (last === undefined) return;
+    for (const chunk of chunks(blocks)) {
+      await tx.execute(
+        sql`INSERT INTO follower_blocks (chain, number, hash) VALUES ${rows(chunk.map((b) => [chain, b.number.toString(), b.hash]))}
+            ON CONFLICT (chain, number) DO UPDATE SET hash = excluded.hash`,
+      );
+    }
+    await tx.execute(
+      sql`DELETE FROM follower_blocks WHERE chain = ${chain} AND number <= ${(last.number - BigInt(keep)).toString()}`,
+    );
+    await tx.execute(
+      sql`UPDATE followers SET indexed_block = ${last.number.toString()}, indexed_hash = ${last.hash} WHERE chain = ${chain}`,
+    );
+  }
+
+  /**
+   * After a reorganisation: the position goes back to `ancestor`, the hashes above it are
+   * forgotten, and backfills stop at it (the blocks above are followed again, for every address).
+   */
+  async rewind(tx: Sql, chain: ChainId, ancestor: { number: bigint; hash: string }): Promise<void> {
+    const above = ancestor.number.toString();
+    await tx.execute(sql`DELETE FROM follower_blocks WHERE chain = ${chain} AND number > ${above}`);
+    await tx.execute(
+      sql`UPDATE follower_backfills SET through_block = ${above} WHERE chain = ${chain} AND through_block > ${above}`,
+    );
+    await tx.execute(
+      sql`UPDATE followers SET indexed_block = ${above}, indexed_hash = ${ancestor.hash} WHERE chain = ${chain}`,
+    );
+  }
+
+  /** The kept hashes at and below `block`, newest first. */
+  async keptBlocks(chain: ChainId, block: bigint): Promise<{ number: bigint; hash: string }[]> {
+    const found = await this.db.query<{ number: string | number; hash: string }>(
+      sql`SELECT number, hash FROM follower_blocks WHERE chain = ${chain} AND number <= ${block.toString()} ORDER BY number DESC`,
+    );
+    return found.map((row) => ({ number: BigInt(row.number), hash: row.hash }));
+  }
+
+  /** What GET /v2/sync and the log show; written by the lease holder only. */
+  async report(
+    chain: ChainId,
+    holder: string,
+    figures: { head: bigint | undefined; status: FollowerStatus; error: string | undefined; at: Date },
+  ): Promise<void> {
+    await this.db.execute(
+      sql`UPDATE followers SET head_block = ${figures.head === undefined ? null : figures.head.toString()},
+          status = ${figures.status}, error = ${figures.error ?? null}, reported_at = ${figures.at.toISOString()}
+          WHERE chain = ${chain} AND holder = ${holder}`,
+    );
+  }
+
+  async rows(): Promise<FollowerRow[]> {
+    return this.db.query<FollowerRow>(
+      sql`SELECT chain, head_block, indexed_block, status, error, reported_at FROM followers`,
+    );
+  }
+
+  async followedAddresses(chain: ChainId): Promise<string[]> {
+    const found = await this.db.query<{ address: string }>(
+      sql`SELECT address FROM follower_addresses WHERE chain = ${chain}`,
+    );
+    return found.map((row) => row.address);
+  }
+
+  /**
+   * Addresses some account tracks (any tag, the reserved `0` included) that the chain's follower
+   * does not follow yet, at most `limit` of them. Only EVM accounts can be valid on an EVM chain,
+   * and the tags module stores them in canonical (lowercase) form.
+   */
+  async newlyTracked(chain: ChainId, limit: number): Promise<string[]> {
+    const found = await this.db.query<{ address: string }>(
+      sql`SELECT DISTINCT tr.address FROM tracked_addresses tr
+          WHERE tr.address LIKE '0x%' AND length(tr.address) = ${EVM_ADDRESS_LENGTH}
+            AND NOT EXISTS (SELECT 1 FROM follower_addresses f WHERE f.chain = ${chain} AND f.address = tr.address)
+          ORDER BY tr.address LIMIT ${limit}`,
+    );
+    return found.map((row) => row.address);
+  }
+
+  /** Starts following `addresses`, with the backfill of their history when there is one to read. */
+  async follow(
+    tx: Sql,
+    chain: ChainId,
+    addresses: readonly string[],
+    backfill: Omit<Backfill, 'id' | 'addresses'> | undefined,
+    at: Date,
+  ): Promise<void> {
+    for (const chunk of chunks(addresses)) {
+      await tx.execute(
+        sql`INSERT INTO follower_addresses (chain, address) VALUES ${rows(chunk.map((address) => [chain, address]))}
+            ON CONFLICT (chain, address) DO NOTHING`,
+      );
+    }
+    if (backfill === undefined) return;
+    await tx.execute(
+      sql`INSERT INTO follower_backfills (chain, through_block, token_next, native_next, addresses, created_at)
+          VALUES (${chain}, ${backfill.throughBlock.toString()}, ${backfill.tokenNext.toString()},
+                  ${backfill.nativeNext.toString()}, ${JSON.stringify(addresses)}, ${at.toISOString()})`,
+    );
+  }
+
+  async backfills(chain: ChainId): Promise<Backfill[]> {
+    const found = await this.db.query<{
+      id: number | string;
+      through_block: number | string;
+      token_next: number | string;
+      native_next: number | string;
+      addresses: string;
+    }>(
+      sql`SELECT id, through_block, token_next, native_next, addresses FROM follower_backfills
+          WHERE chain = ${chain} ORDER BY id`,
+    );
+    return found.map((row) => ({
+      id: Number(row.id),
+      throughBlock: BigInt(row.through_block),
+      tokenNext: BigInt(row.token_next),
+      nativeNext: BigInt(row.native_next),
+      addresses: JSON.parse(row.addresses) as string[],
+    }));
+  }
+
+  /** Records a backfill's progress; one that has read everything goes. */
+  async progress(tx: Sql, backfill: Backfill): Promise<void> {
+    if (backfill.tokenNext > backfill.throughBlock && backfill.nativeNext > backfill.throughBlock) {
+      await tx.execute(sql`DELETE FROM follower_backfills WHERE id = ${backfill.id}`);
+      return;
+    }
+    await tx.execute(
+      sql`UPDATE follower_backfills SET token_next = ${backfill.tokenNext.toString()}, native_next = ${backfill.nativeNext.toString()}
+          WHERE id = ${backfill.id}`,
+    );
+  }
+
+  /** The chain's token contracts that belong to a token already (imported, seeded or discovered). */
+  async knownTokenContracts(chain: ChainId): Promise<Set<string>> {
+    const found = await this.db.query<{ address: string }>(
+      sql`SELECT address FROM token_deployments WHERE chain = ${chain}`,
+    );
+    return new Set(found.map((row) => row.address));
+  }
+
+  /**
+   * The followed addresses' holdings on the chain that blocks after `since` may have changed: those
+   * written at or after that time (blocks may share a second, so "at" too).
+   */
+  async holdingsWrittenSince(chain: ChainId, since: string): Promise<{ address: string; token_address: string }[]> {
+    return this.db.query<{ address: string; token_address: string }>(
+      sql`SELECT h.address, h.token_address FROM holdings h
+          JOIN follower_addresses f ON f.chain = h.chain AND f.address = h.address
+          WHERE h.chain = ${chain} AND h.updated_at >= ${since}`,
+    );
+  }
+}

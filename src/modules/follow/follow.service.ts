@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import {
+  BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  Optional,
+} from '@nestjs/common';
+import type { ChainId } from '../../core/chains/chain-ids';
+import { chainFacts, isEvmChain } from '../../core/chains/chain-registry';
+import { APP_CONFIG, AppConfig, FollowConfig } from '../../config/config';
+import { Metrics } from '../../http/metrics/metrics.service';
+import { RecordSink } from '../ingest/sink/record-sink';
+import { ChainFollower, DEFAULT_TUNING, FollowerReport } from './chain-follower';
+import { FollowRepository } from './follow.repository';
+import { ChainReader } from './rpc/chain-reader';
+
+/** Whether the followers start with the Nest application or context (FollowModule.forRoot). */
+export const FOLLOW_ON_START = Symbol('FOLLOW_ON_START');
+
+/**
+ * Runs one ChainFollower per chain that has an RPC URL. They start with the application (unless
+ * FOLLOW=off for the server; the `follow` command always starts them) and stop before it shuts
+ * down: after the HTTP server drained, each finishes or rolls back its turn and gives up its
+ * chain's lease, so another process takes over at once.
+ */
+@Injectable()
+export class FollowService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Follow');
+  private readonly settings: FollowConfig;
+  private readonly holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private readonly followers: ChainFollower[] = [];
+  private readonly reports = new Map<ChainId, FollowerReport>();
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(FOLLOW_ON_START) private readonly onStart: boolean,
+    private readonly repository: FollowRepository,
+    private readonly sink: RecordSink,
+    // Absent in a context without the HTTP server's metrics (the `follow` command).
+    @Optional() private readonly metrics?: Metrics,
+  ) {
+    this.settings = config.follow;
+  }
+
+  /** The chains this process follows (those with an RPC URL). */
+  followedChains(): string[] {
+    return this.settings.chains.filter((chain) => chain.rpcUrls.length > 0).map((chain) => chain.chain);
+  }
+
+  /** The last report of each chain this process follows or stands by for. */
+  latest(): ReadonlyMap<ChainId, FollowerReport> {
+    return this.reports;
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.onStart) {
+      if (this.followedChains().length > 0) this.logger.log('FOLLOW=off: this process serves the API only');
+      return;
+    }
+    this.start();
+  }
+
+  start(): void {
+    if (this.followers.length > 0) return;
+    for (const settings of this.settings.chains) {
+      if (settings.rpcUrls.length === 0) continue;
+      const facts = chainFacts(settings.chain);
+      if (!isEvmChain(facts)) continue;
+      const follower = new ChainFollower({
+        settings,
+        facts,
+        intervalMs: this.settings.intervalMs,
+        holder: this.holder,
+        reader: new ChainReader(settings.chain, settings.rpcUrls),
+        repository: this.repository,
+        sink: this.sink,
+        tuning: {
+          ...DEFAULT_TUNING,
+          leaseMs: this.settings.leaseMs,
+          standbyMs: Math.min(DEFAULT_TUNING.standbyMs, this.settings.leaseMs / 4),
+        },
+        onReport: (report) => this.record(settings.chain, report),
+      });
+      this.followers.push(follower);
+      follower.start();
+    }
+    if (this.followers.length === 0) {
+      this.logger.log('no chain has an RPC URL (RPC_URL_<CHAIN>): data arrives by import only');
+    }
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await Promise.all(this.followers.map((follower) => follower.stop()));
+  }
+
+  private record(chain: ChainId, report: FollowerReport): void {
+    this.reports.set(chain, report);
+    if (report.head !== undefined && report.indexed !== undefined) {
+      this.metrics?.reportFollower(chain, { head: report.head, indexed: report.indexed });
+    }
+  }
+}

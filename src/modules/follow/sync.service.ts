@@ -1,0 +1,69 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { CHAINS } from '../../core/chains/chain-registry';
+import { APP_CONFIG, AppConfig, FollowConfig } from '../../config/config';
+import { toIso } from '../../database/dialect';
+import { SyncDto } from './dto/sync.dto';
+import { FollowerRow, FollowRepository } from './follow.repository';
+
+/** A follower that has not reported for this long (and at least 10 of its intervals) is reported as failing. */
+const SILENCE_MS = 60_000;
+
+/**
+ * `GET /v2/sync` (contract §10): read from the followers' rows, which the process following each
+ * chain writes after every turn, so any process sharing the database answers the same. A chain
+ * without an RPC URL in this process's settings is `off`; one whose follower has gone silent is
+ * `error`, so that a chain nobody follows any more does not look synced forever.
+ */
+@Injectable()
+export class SyncService {
+  private readonly follow: FollowConfig;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly repository: FollowRepository,
+  ) {
+    this.follow = config.follow;
+  }
+
+  async list(now = new Date()): Promise<SyncDto[]> {
+    const rows = new Map((await this.repository.rows()).map((row) => [row.chain, row]));
+    const silence = Math.max(SILENCE_MS, 10 * this.follow.intervalMs);
+    return CHAINS.map((chain) => {
+      const settings = this.follow.chains.find((entry) => entry.chain === chain.id)!;
+      const row = rows.get(chain.id);
+      const base: SyncDto = {
+        chain: chain.id,
+        status: 'off',
+        head_block: digits(row?.head_block),
+        indexed_block: digits(row?.indexed_block),
+        confirmations: settings.confirmations,
+        error: null,
+        updated_at: row?.reported_at === null || row?.reported_at === undefined ? null : toIso(row.reported_at),
+      };
+      if (settings.rpcUrls.length === 0) return base;
+      return { ...base, ...followedStatus(row, base.updated_at, now, silence) };
+    });
+  }
+}
+
+function followedStatus(
+  row: FollowerRow | undefined,
+  updatedAt: string | null,
+  now: Date,
+  silenceMs: number,
+): Pick<SyncDto, 'status' | 'error'> {
+  if (row === undefined || updatedAt === null) return { status: 'syncing', error: null };
+  const silentFor = now.getTime() - Date.parse(updatedAt);
+  if (row.status !== 'error' && silentFor > silenceMs) {
+    return {
+      status: 'error',
+      error: `no process has reported following this chain for ${Math.round(silentFor / 1000)} s (is a follower running, with FOLLOW on or \`cli follow\`?)`,
+    };
+  }
+  if (row.status === 'error') return { status: 'error', error: row.error ?? 'the follower failed' };
+  return { status: row.status === 'synced' ? 'synced' : 'syncing', error: null };
+}
+
+function digits(value: string | number | null | undefined): string | null {
+  return value === null || value === undefined ? null : String(value);
+}

@@ -1,0 +1,330 @@
+import { Address, Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { findDrift } from '../src/database/aggregates';
+import { Db } from '../src/database/db.service';
+import { Anvil, startAnvil } from './support/anvil';
+import { deployTestToken, mintTestToken, transferTestToken } from './support/test-token';
+import { DATABASES, DatabaseKind, freshDatabase, newKey, startTestApp, TestApp } from './support/test-app';
+
+/**
+ * The EVM follower against a real node (anvil, chain id 1, no network), through the API, on both
+ * databases (contract §10). Every wait polls a condition; none sleeps for a fixed time.
+ */
+
+const ETHER = 10n ** 18n;
+const FOLLOW_FAST = { CONFIRMATIONS_ETHEREUM: '0', FOLLOW_INTERVAL_MS: '100' };
+
+interface SyncRow {
+  chain: string;
+  status: string;
+  head_block: string | null;
+  indexed_block: string | null;
+  confirmations: number;
+  error: string | null;
+  updated_at: string | null;
+}
+
+interface TransactionRow {
+  id: string;
+  chain: string;
+  token_address: string;
+  from_address: string;
+  to_address: string;
+  value: string;
+  tx_hash: string;
+  block_number: string;
+  block_hash: string;
+  block_time: string;
+}
+
+interface HoldingRow {
+  chain: string;
+  token_address: string;
+  address: string;
+  balance: string;
+  token_name: string;
+  token_symbol: string;
+  token_decimals: number;
+}
+
+function randomAddress(): Address {
+  return privateKeyToAccount(generatePrivateKey()).address.toLowerCase() as Address;
+}
+
+/** Polls `check` every 50 ms until it answers something other than undefined. */
+async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+class Api {
+  constructor(private readonly t: TestApp) {}
+
+  get<T>(path: string): Promise<T> {
+    return this.t
+      .http()
+      .get(path)
+      .set('X-API-Key', this.t.keys.alice)
+      .expect(200)
+      .then((response) => response.body as T);
+  }
+
+  async tag(tag: string, addresses: readonly string[]): Promise<void> {
+    await this.t
+      .http()
+      .post(`/v2/tags/${tag}`)
+      .set('X-API-Key', this.t.keys.alice)
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify(addresses))
+      .expect(200);
+  }
+
+  async ethereum(): Promise<SyncRow> {
+    const rows = await this.get<SyncRow[]>('/v2/sync');
+    return rows.find((row) => row.chain === 'ethereum')!;
+  }
+
+  /** Waits until the follower has committed the node's head and has no backfill left. */
+  async synced(anvil: Anvil, timeoutMs?: number): Promise<SyncRow> {
+    return eventually(
+      'the follower to reach the head',
+      async () => {
+        const [row, head] = await Promise.all([this.ethereum(), anvil.head()]);
+        return row.status === 'synced' && row.indexed_block === head.toString() ? row : undefined;
+      },
+      timeoutMs,
+    );
+  }
+
+  async transactions(address: string): Promise<TransactionRow[]> {
+    return this.get<TransactionRow[]>(`/v2/transactions?chain=ethereum&address=${address}&per_page=100`);
+  }
+
+  async holdings(address: string): Promise<HoldingRow[]> {
+    return this.get<HoldingRow[]>(`/v2/token-holdings?chain=ethereum&address=${address}&per_page=100`);
+  }
+}
+
+async function balanceOf(api: Api, address: string, token = '0'): Promise<string | undefined> {
+  return (await api.holdings(address)).find((row) => row.token_address === token)?.balance;
+}
+
+async function expectNoDrift(t: TestApp): Promise<void> {
+  expect(await findDrift(t.app.get(Db))).toEqual([]);
+}
+
+describe.each(DATABASES)('following an EVM chain on %s', (kind: DatabaseKind) => {
+  let anvil: Anvil;
+  let db: { url: string; drop: () => Promise<void> };
+  let t: TestApp;
+  let api: Api;
+  const keys = { alice: newKey(), bob: newKey() };
+
+  const start = async (): Promise<void> => {
+    t = await startTestApp({ databaseUrl: db.url, keys, env: { RPC_URL_ETHEREUM: anvil.url, ...FOLLOW_FAST } });
+    api = new Api(t);
+  };
+
+  beforeAll(async () => {
+    anvil = await startAnvil();
+    db = await freshDatabase(kind);
+    await start();
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await db?.drop();
+    await anvil?.stop();
+  });
+
+  it('reports the followed chain in /v2/sync and the others as off', async () => {
+    await api.synced(anvil);
+    const rows = await api.get<SyncRow[]>('/v2/sync');
+    const chains = await api.get<{ chain: string }[]>('/v2/chains');
+    expect(rows.map((row) => row.chain)).toEqual(chains.map((chain) => chain.chain));
+    const ethereum = rows.find((row) => row.chain === 'ethereum')!;
+    expect(ethereum).toMatchObject({ status: 'synced', confirmations: 0, error: null });
+    expect(ethereum.head_block).toBe((await anvil.head()).toString());
+    for (const row of rows.filter((r) => r.chain !== 'ethereum')) {
+      expect(row).toMatchObject({ status: 'off', head_block: null, indexed_block: null, error: null });
+    }
+    expect(rows.find((row) => row.chain === 'bitcoin')!.confirmations).toBe(6);
+  });
+
+  it('records native and token transfers of tracked addresses, not reverted ones, with balances from state', async () => {
+    const sender = anvil.accounts[1]!.address;
+    const receiver = randomAddress();
+    await api.tag('watch', [sender, receiver]);
+    const token = await deployTestToken(anvil, { name: 'Test Dollar', symbol: 'TUSD', decimals: 6 });
+    const mint = await mintTestToken(anvil, token, sender, 1_000_000n);
+    const native = await anvil.walletClient(1).sendTransaction({ to: receiver, value: ETHER });
+    const moved = await transferTestToken(anvil, token, receiver, 250_000n, 1);
+    const reverted = await anvil.walletClient(1).sendTransaction({ to: token, value: 1n, gas: 100_000n });
+    const revertedReceipt = await anvil.publicClient.waitForTransactionReceipt({ hash: reverted });
+    expect(revertedReceipt.status).toBe('reverted');
+    await api.synced(anvil);
+
+    const receipts = await Promise.all(
+      [mint, native, moved].map((hash) => anvil.publicClient.waitForTransactionReceipt({ hash })),
+    );
+    const blocks = await Promise.all(
+      receipts.map((receipt) => anvil.publicClient.getBlock({ blockNumber: receipt.blockNumber })),
+    );
+    const onChain = (index: number) => ({
+      chain: 'ethereum',
+      tx_hash: receipts[index]!.transactionHash,
+      block_number: receipts[index]!.blockNumber.toString(),
+      block_hash: receipts[index]!.blockHash,
+      block_time: new Date(Number(blocks[index]!.timestamp) * 1000).toISOString(),
+    });
+    const logIndex = (index: number) => receipts[index]!.logs[0]!.logIndex;
+    const expected = [
+      {
+        ...onChain(0),
+        id: `ethereum:${mint}:${logIndex(0)}`,
+        token_address: token,
+        from_address: '0',
+        to_address: sender,
+        value: '1000000',
+      },
+      {
+        ...onChain(1),
+        id: `ethereum:${native}:native`,
+        token_address: '0',
+        from_address: sender,
+        to_address: receiver,
+        value: ETHER.toString(),
+      },
+      {
+        ...onChain(2),
+        id: `ethereum:${moved}:${logIndex(2)}`,
+        token_address: token,
+        from_address: sender,
+        to_address: receiver,
+        value: '250000',
+      },
+    ];
+    const recorded = await api.transactions(sender);
+    expect([...recorded].sort((a, b) => a.id.localeCompare(b.id))).toEqual(
+      [...expected].sort((a, b) => a.id.localeCompare(b.id)),
+    );
+    expect(recorded.map((row) => row.tx_hash)).not.toContain(reverted);
+
+    // Balances are read from state: the sender's native balance is what it paid in gas too.
+    const senderWei = await anvil.publicClient.getBalance({ address: sender });
+    expect(await balanceOf(api, sender)).toBe(senderWei.toString());
+    expect(await balanceOf(api, receiver)).toBe(ETHER.toString());
+    expect(await balanceOf(api, sender, token)).toBe('750000');
+    expect(await balanceOf(api, receiver, token)).toBe('250000');
+    const held = (await api.holdings(receiver)).find((row) => row.token_address === token)!;
+    expect(held).toMatchObject({ token_name: 'Test Dollar', token_symbol: 'TUSD', token_decimals: 6 });
+
+    // The token was discovered: listed under <chain>-<contract>, with no price.
+    const tokens = await api.get<{ id: string; name: string; symbol: string }[]>('/v2/tokens?per_page=100');
+    expect(tokens).toContainEqual(expect.objectContaining({ id: `ethereum-${token}`, name: 'Test Dollar', symbol: 'TUSD' }));
+
+    const stats = await api.get<{ stats: Record<string, number> }>('/v2/tags/watch');
+    expect(stats.stats).toMatchObject({ address_count: 2, token_holding_count: 4, txn_count: 3 });
+    await expectNoDrift(t);
+  });
+
+  it('reads the history of an address tracked after its activity, while following the head', async () => {
+    const late = randomAddress();
+    const token = await deployTestToken(anvil, { name: 'Late Coin', symbol: 'LATE', decimals: 18 });
+    const minted = await mintTestToken(anvil, token, late, 5n * ETHER);
+    const paid = await anvil.walletClient(2).sendTransaction({ to: late, value: 2n * ETHER });
+    await anvil.publicClient.waitForTransactionReceipt({ hash: paid });
+    await api.synced(anvil);
+    expect(await api.transactions(late)).toEqual([]);
+
+    await api.tag('late', [late]);
+    await api.synced(anvil);
+    const hashes = (await api.transactions(late)).map((row) => row.tx_hash).sort();
+    expect(hashes).toEqual([minted, paid].sort());
+    expect(await balanceOf(api, late)).toBe((2n * ETHER).toString());
+    expect(await balanceOf(api, late, token)).toBe((5n * ETHER).toString());
+    await expectNoDrift(t);
+  });
+
+  it('undoes a reorganisation at the head: orphaned transfers go, balances are read again', async () => {
+    const payer = anvil.accounts[3]!.address;
+    const payee = randomAddress();
+    await api.tag('reorg', [payer, payee]);
+    await api.synced(anvil);
+    const orphan = await anvil.walletClient(3).sendTransaction({ to: payee, value: 3n * ETHER });
+    await anvil.publicClient.waitForTransactionReceipt({ hash: orphan });
+    await api.synced(anvil);
+    expect((await api.transactions(payee)).map((row) => row.tx_hash)).toEqual([orphan]);
+
+    // The block holding it is replaced by one where the payer sends 5 ether instead.
+    await anvil.reorg(1, [{ transaction: { from: payer, to: payee, value: 5n * ETHER }, block: 0 }]);
+    const head = await anvil.publicClient.getBlock({ includeTransactions: true });
+    const replacement = head.transactions[0]!;
+    await eventually('the reorganisation to be undone', async () => {
+      const rows = await api.transactions(payee);
+      return rows.length === 1 && rows[0]!.tx_hash === replacement.hash ? rows : undefined;
+    });
+    const [row] = await api.transactions(payee);
+    expect(row).toMatchObject({ value: (5n * ETHER).toString(), block_hash: head.hash, from_address: payer });
+    await api.synced(anvil);
+    expect(await balanceOf(api, payee)).toBe((5n * ETHER).toString());
+    const payerWei = await anvil.publicClient.getBalance({ address: payer });
+    expect(await balanceOf(api, payer)).toBe(payerWei.toString());
+    await expectNoDrift(t);
+  });
+
+  it('resumes after a restart where it committed: no gap, no duplicate', async () => {
+    const saver = randomAddress();
+    await api.tag('restart', [saver]);
+    await api.synced(anvil);
+    await t.close();
+    const sent: Hex[] = [];
+    for (let i = 1; i <= 3; i++) {
+      const hash = await anvil.walletClient(4).sendTransaction({ to: saver, value: BigInt(i) * ETHER });
+      sent.push(hash);
+    }
+    await anvil.publicClient.waitForTransactionReceipt({ hash: sent[sent.length - 1]! });
+    await start();
+    await api.synced(anvil);
+    const rows = await api.transactions(saver);
+    expect(rows.map((row) => row.tx_hash).sort()).toEqual([...sent].sort());
+    expect(await balanceOf(api, saver)).toBe((6n * ETHER).toString());
+    await expectNoDrift(t);
+  });
+});
+
+describe.each(DATABASES)('a node on another chain, on %s', (kind: DatabaseKind) => {
+  it('writes nothing for the chain and reports the mismatch in /v2/sync', async () => {
+    const anvil = await startAnvil({ chainId: 5 });
+    const db = await freshDatabase(kind);
+    const t = await startTestApp({ databaseUrl: db.url, env: { RPC_URL_ETHEREUM: anvil.url, ...FOLLOW_FAST } });
+    try {
+      const api = new Api(t);
+      const tracked = anvil.accounts[1]!.address;
+      await api.tag('wrong', [tracked]);
+      await anvil.walletClient(1).sendTransaction({ to: randomAddress(), value: ETHER });
+      const row = await eventually('the mismatch to be reported', async () => {
+        const ethereum = await api.ethereum();
+        return ethereum.status === 'error' ? ethereum : undefined;
+      });
+      expect(row.error).toContain('chain id 5, not 1');
+      expect(row.indexed_block).toBeNull();
+      expect(await api.transactions(tracked)).toEqual([]);
+      expect(await api.holdings(tracked)).toEqual([]);
+    } finally {
+      await t.close();
+      await db.drop();
+      await anvil.stop();
+    }
+  });
+});
