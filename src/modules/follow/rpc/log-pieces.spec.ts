@@ -1,5 +1,5 @@
 import { LimitExceededRpcError, RpcRequestError } from 'viem';
-import { logsInPieces } from './log-pieces';
+import { logsInPieces, piecesByWeight } from './log-pieces';
 
 function refusal(code: number, message: string): Error {
   return new LimitExceededRpcError(
@@ -81,5 +81,28 @@ describe('logsInPieces', () => {
     const node = provider(10n, () => new Error('unexpected'));
     await expect(logsInPieces(node.query, 5n, 4n, 10n)).resolves.toEqual({ logs: [], span: 10n });
     expect(node.asked).toEqual([]);
+  });
+});
+
+describe('piecesByWeight', () => {
+  it('cuts consecutive blocks where the next one would pass the limit', () => {
+    expect(piecesByWeight(100n, [2, 2, 2, 2, 2], 4)).toEqual([
+      [100n, 101n],
+      [102n, 103n],
+      [104n, 104n],
+    ]);
+    expect(piecesByWeight(0n, [1, 1, 1], 10)).toEqual([[0n, 2n]]);
+  });
+
+  it('gives a block heavier than the limit a piece of its own, and empty blocks ride along', () => {
+    expect(piecesByWeight(7n, [0, 9, 0, 0, 3, 1], 4)).toEqual([
+      [7n, 7n],
+      [8n, 10n],
+      [11n, 12n],
+    ]);
+  });
+
+  it('has no piece for no block', () => {
+    expect(piecesByWeight(5n, [], 4)).toEqual([]);
   });
 });

@@ -34,3 +34,24 @@ export async function logsInPieces<T>(
   }
   return { logs, span: blocks };
 }
+
+/**
+ * Consecutive blocks from `from`, weighed by `weights` (one per block), cut into pieces of at most
+ * `limit` in weight. A block heavier than the limit gets a piece of its own, which the weightless
+ * blocks after it join.
+ */
+export function piecesByWeight(from: bigint, weights: readonly number[], limit: number): [bigint, bigint][] {
+  const pieces: [bigint, bigint][] = [];
+  let start = 0;
+  let weight = 0;
+  weights.forEach((blockWeight, i) => {
+    if (i > start && blockWeight > 0 && weight + blockWeight > limit) {
+      pieces.push([from + BigInt(start), from + BigInt(i - 1)]);
+      start = i;
+      weight = 0;
+    }
+    weight += blockWeight;
+  });
+  if (weights.length > 0) pieces.push([from + BigInt(start), from + BigInt(weights.length - 1)]);
+  return pieces;
+}
