@@ -3,7 +3,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { findDrift } from '../src/database/aggregates';
 import { Db } from '../src/database/db.service';
 import { Anvil, startAnvil } from './support/anvil';
-import { deployTestToken, mintTestToken, transferTestToken } from './support/test-token';
+import { deployTestToken, mint as mintToken, transfer as transferToken } from './support/test-token';
 import { DATABASES, DatabaseKind, freshDatabase, newKey, startTestApp, TestApp } from './support/test-app';
 
 /**
@@ -45,6 +45,10 @@ interface HoldingRow {
   token_name: string;
   token_symbol: string;
   token_decimals: number;
+}
+
+function lower(address: Address): Address {
+  return address.toLowerCase() as Address;
 }
 
 function randomAddress(): Address {
@@ -165,10 +169,10 @@ describe.each(DATABASES)('following an EVM chain on %s', (kind: DatabaseKind) =>
     const sender = anvil.accounts[1]!.address;
     const receiver = randomAddress();
     await api.tag('watch', [sender, receiver]);
-    const token = await deployTestToken(anvil, { name: 'Test Dollar', symbol: 'TUSD', decimals: 6 });
-    const mint = await mintTestToken(anvil, token, sender, 1_000_000n);
+    const token = lower(await deployTestToken(anvil, { name: 'Test Dollar', symbol: 'TUSD', decimals: 6 }));
+    const mint = (await mintToken(anvil, { token, to: sender, amount: 1_000_000n })).transactionHash;
     const native = await anvil.walletClient(1).sendTransaction({ to: receiver, value: ETHER });
-    const moved = await transferTestToken(anvil, token, receiver, 250_000n, 1);
+    const moved = (await transferToken(anvil, { token, from: 1, to: receiver, amount: 250_000n })).transactionHash;
     const reverted = await anvil.walletClient(1).sendTransaction({ to: token, value: 1n, gas: 100_000n });
     const revertedReceipt = await anvil.publicClient.waitForTransactionReceipt({ hash: reverted });
     expect(revertedReceipt.status).toBe('reverted');
@@ -231,7 +235,9 @@ describe.each(DATABASES)('following an EVM chain on %s', (kind: DatabaseKind) =>
 
     // The token was discovered: listed under <chain>-<contract>, with no price.
     const tokens = await api.get<{ id: string; name: string; symbol: string }[]>('/v2/tokens?per_page=100');
-    expect(tokens).toContainEqual(expect.objectContaining({ id: `ethereum-${token}`, name: 'Test Dollar', symbol: 'TUSD' }));
+    expect(tokens).toContainEqual(
+      expect.objectContaining({ id: `ethereum-${token}`, name: 'Test Dollar', symbol: 'TUSD' }),
+    );
 
     const stats = await api.get<{ stats: Record<string, number> }>('/v2/tags/watch');
     expect(stats.stats).toMatchObject({ address_count: 2, token_holding_count: 4, txn_count: 3 });
@@ -240,14 +246,14 @@ describe.each(DATABASES)('following an EVM chain on %s', (kind: DatabaseKind) =>
 
   it('reads the history of an address tracked after its activity, while following the head', async () => {
     const late = randomAddress();
-    const token = await deployTestToken(anvil, { name: 'Late Coin', symbol: 'LATE', decimals: 18 });
-    const minted = await mintTestToken(anvil, token, late, 5n * ETHER);
+    const token = lower(await deployTestToken(anvil, { name: 'Late Coin', symbol: 'LATE', decimals: 18 }));
+    const minted = (await mintToken(anvil, { token, to: late, amount: 5n * ETHER })).transactionHash;
     const paid = await anvil.walletClient(2).sendTransaction({ to: late, value: 2n * ETHER });
     await anvil.publicClient.waitForTransactionReceipt({ hash: paid });
     await api.synced(anvil);
     expect(await api.transactions(late)).toEqual([]);
 
-    await api.tag('late', [late]);
+    await api.tag('latecomer', [late]);
     await api.synced(anvil);
     const hashes = (await api.transactions(late)).map((row) => row.tx_hash).sort();
     expect(hashes).toEqual([minted, paid].sort());
@@ -311,7 +317,7 @@ describe.each(DATABASES)('a node on another chain, on %s', (kind: DatabaseKind) 
     try {
       const api = new Api(t);
       const tracked = anvil.accounts[1]!.address;
-      await api.tag('wrong', [tracked]);
+      await api.tag('wrong_chain', [tracked]);
       await anvil.walletClient(1).sendTransaction({ to: randomAddress(), value: ETHER });
       const row = await eventually('the mismatch to be reported', async () => {
         const ethereum = await api.ethereum();

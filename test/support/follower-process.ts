@@ -20,7 +20,14 @@ export function startFollowerProcess(databaseUrl: string, env: Record<string, st
     ['-r', '@swc-node/register', join(ROOT, 'src/cli/main.ts'), 'follow'],
     {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: databaseUrl, API_KEYS: '', LOG_LEVEL: 'info', NODE_ENV: 'production', ...env },
+      env: {
+        ...process.env,
+        DATABASE_URL: databaseUrl,
+        API_KEYS: '',
+        LOG_LEVEL: 'info',
+        NODE_ENV: 'production',
+        ...env,
+      },
     },
   );
   let log = '';

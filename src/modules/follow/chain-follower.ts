@@ -7,7 +7,8 @@ import type { Sql } from '../../database/db.service';
 import type { RecordSink } from '../ingest/sink/record-sink';
 import type { WriteHook } from '../ingest/sink/write-hook';
 import { Backfill, FollowerStatus, FollowRepository, LeaseLost, Position } from './follow.repository';
-import type { BlockHeader, ChainReader, HoldingKey, ObservedTransfer, Reading } from './rpc/chain-reader';
+import type { ChainReader } from './rpc/chain-reader';
+import { BlockHeader, ChainMoved, HoldingKey, ObservedTransfer, Reading } from './rpc/reading';
 import { tokenFromContract } from './token-discovery';
 
 /** What a follower reports after each turn: to `GET /v2/sync` (through its row) and the metrics. */
@@ -123,7 +124,9 @@ export class ChainFollower {
         this.failures = 0;
       } catch (error) {
         turn = { more: false };
-        await this.failed(error);
+        // The node reorganised while it was read: nothing was written; the next turn looks again.
+        if (error instanceof ChainMoved) this.logger.debug(error.message);
+        else await this.failed(error);
       }
       if (turn.more || this.stopping.signal.aborted) continue;
       await this.pause(this.nextDelay());

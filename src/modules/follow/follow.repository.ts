@@ -177,6 +177,15 @@ export class FollowRepository {
     return found.map((row) => row.address);
   }
 
+  /**
+   * Whether some history is still to be read: a tracked address valid on the chain that is not
+   * followed yet, or a backfill not done.
+   */
+  async historyPending(chain: ChainId): Promise<boolean> {
+    const [backfill] = await this.db.query(sql`SELECT id FROM follower_backfills WHERE chain = ${chain} LIMIT 1`);
+    return backfill !== undefined || (await this.newlyTracked(chain, 1)).length > 0;
+  }
+
   /** Starts following `addresses`, with the backfill of their history when there is one to read. */
   async follow(
     tx: Sql,

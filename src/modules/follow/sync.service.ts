@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { ChainId } from '../../core/chains/chain-ids';
 import { CHAINS } from '../../core/chains/chain-registry';
 import { APP_CONFIG, AppConfig, FollowConfig } from '../../config/config';
 import { toIso } from '../../database/dialect';
@@ -12,7 +13,9 @@ const SILENCE_MS = 60_000;
  * `GET /v2/sync` (contract §10): read from the followers' rows, which the process following each
  * chain writes after every turn, so any process sharing the database answers the same. A chain
  * without an RPC URL in this process's settings is `off`; one whose follower has gone silent is
- * `error`, so that a chain nobody follows any more does not look synced forever.
+ * `error`, so that a chain nobody follows any more does not look synced forever. A chain with a
+ * tracked address its follower has not taken in yet, or a backfill not done, is `syncing`,
+ * whatever the last turn said.
  */
 @Injectable()
 export class SyncService {
@@ -28,7 +31,7 @@ export class SyncService {
   async list(now = new Date()): Promise<SyncDto[]> {
     const rows = new Map((await this.repository.rows()).map((row) => [row.chain, row]));
     const silence = Math.max(SILENCE_MS, 10 * this.follow.intervalMs);
-    return CHAINS.map((chain) => {
+    const answers = CHAINS.map((chain) => {
       const settings = this.follow.chains.find((entry) => entry.chain === chain.id)!;
       const row = rows.get(chain.id);
       const base: SyncDto = {
@@ -43,6 +46,13 @@ export class SyncService {
       if (settings.rpcUrls.length === 0) return base;
       return { ...base, ...followedStatus(row, base.updated_at, now, silence) };
     });
+    // An address tracked since the follower's last turn has its history still to read.
+    for (const answer of answers) {
+      if (answer.status === 'synced' && (await this.repository.historyPending(answer.chain as ChainId))) {
+        answer.status = 'syncing';
+      }
+    }
+    return answers;
   }
 }
 
