@@ -66,7 +66,7 @@ async function eventually<T>(what: string, check: () => Promise<T | undefined>, 
     } catch (error) {
       last = error;
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
