@@ -66,7 +66,8 @@ async function eventually<T>(what: string, check: () => Promise<T | undefined>, 
     } catch (error) {
       last = error;
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -327,6 +328,97 @@ describe.each(DATABASES)('a node on another chain, on %s', (kind: DatabaseKind) 
       expect(row.indexed_block).toBeNull();
       expect(await api.transactions(tracked)).toEqual([]);
       expect(await api.holdings(tracked)).toEqual([]);
+    } finally {
+      await t.close();
+      await db.drop();
+      await anvil.stop();
+    }
+  });
+});
+
+describe.each(DATABASES)('settings of a followed chain, on %s', (kind: DatabaseKind) => {
+  it('records from START_BLOCK, searches native history NATIVE_BACKFILL_BLOCKS back, stays CONFIRMATIONS behind', async () => {
+    const anvil = await startAnvil();
+    const db = await freshDatabase(kind);
+    let t: TestApp | undefined;
+    try {
+      const holder = randomAddress();
+      const token = lower(await deployTestToken(anvil, { name: 'Window Coin', symbol: 'WIN', decimals: 0 }));
+      const oldNative = await anvil.walletClient(1).sendTransaction({ to: holder, value: 7n * ETHER });
+      await anvil.publicClient.waitForTransactionReceipt({ hash: oldNative });
+      await mintToken(anvil, { token, to: holder, amount: 11n });
+      const start = (await anvil.head()) + 1n;
+      const counted = (await mintToken(anvil, { token, to: holder, amount: 13n })).transactionHash;
+      await anvil.mine(5);
+
+      t = await startTestApp({
+        databaseUrl: db.url,
+        env: {
+          RPC_URL_ETHEREUM: anvil.url,
+          FOLLOW_INTERVAL_MS: '100',
+          CONFIRMATIONS_ETHEREUM: '2',
+          START_BLOCK_ETHEREUM: start.toString(),
+          NATIVE_BACKFILL_BLOCKS_ETHEREUM: '3',
+        },
+      });
+      const api = new Api(t);
+      const behind = async () => {
+        const [row, head] = await Promise.all([api.ethereum(), anvil.head()]);
+        return row.status === 'synced' && row.indexed_block === (head - 2n).toString() ? row : undefined;
+      };
+      await eventually('the follower to stay 2 blocks behind the head', behind);
+      await api.tag('windowed', [holder]);
+      await eventually('the backfill', behind);
+
+      // Token history from START_BLOCK only; native history only 3 blocks back: neither older one.
+      expect((await api.transactions(holder)).map((row) => row.tx_hash)).toEqual([counted]);
+      // Balances are the chain's state all the same.
+      expect(await balanceOf(api, holder, token)).toBe('24');
+      expect(await balanceOf(api, holder)).toBe((7n * ETHER).toString());
+
+      const late = await anvil.walletClient(2).sendTransaction({ to: holder, value: ETHER });
+      await anvil.publicClient.waitForTransactionReceipt({ hash: late });
+      await eventually('the new head to be seen', async () =>
+        (await api.ethereum()).head_block === (await anvil.head()).toString() ? true : undefined,
+      );
+      expect((await api.transactions(holder)).map((row) => row.tx_hash)).not.toContain(late);
+      await anvil.mine(2);
+      await eventually('the transfer to be confirmed', async () =>
+        (await api.transactions(holder)).some((row) => row.tx_hash === late) ? true : undefined,
+      );
+      await expectNoDrift(t);
+    } finally {
+      await t?.close();
+      await db.drop();
+      await anvil.stop();
+    }
+  });
+
+  it('stops the chain on a reorganisation deeper than the kept blocks, and changes nothing', async () => {
+    const anvil = await startAnvil();
+    const db = await freshDatabase(kind);
+    const t = await startTestApp({ databaseUrl: db.url, env: { RPC_URL_ETHEREUM: anvil.url, ...FOLLOW_FAST } });
+    try {
+      const api = new Api(t);
+      const payee = randomAddress();
+      await api.tag('deep_reorg', [payee]);
+      await anvil.mine(60);
+      const paid = await anvil.walletClient(1).sendTransaction({ to: payee, value: ETHER });
+      await anvil.publicClient.waitForTransactionReceipt({ hash: paid });
+      await anvil.mine(140);
+      await api.synced(anvil);
+
+      // 150 blocks go and 160 others come, spaced a second apart so that none is the same block again:
+      // the 128 blocks the follower keeps all differ from the node's.
+      await anvil.rollback(150);
+      await anvil.mine(160, 1);
+      const row = await eventually('the chain to stop', async () => {
+        const ethereum = await api.ethereum();
+        return ethereum.status === 'error' ? ethereum : undefined;
+      });
+      expect(row.error).toMatch(/reorganisation deeper than the 128 blocks kept/);
+      expect((await api.transactions(payee)).map((r) => r.tx_hash)).toEqual([paid]);
+      expect(await balanceOf(api, payee)).toBe(ETHER.toString());
     } finally {
       await t.close();
       await db.drop();
