@@ -1,0 +1,325 @@
+import { Client } from 'pg';
+import { Address, Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { findDrift } from '../src/database/aggregates';
+import { Db } from '../src/database/db.service';
+import { Anvil, startAnvil } from './support/anvil';
+import { FollowerProcess, startFollowerProcess } from './support/follower-process';
+import { RpcProxy, startRpcProxy } from './support/rpc-proxy';
+import { deployTestToken, mint } from './support/test-token';
+import { DATABASES, DatabaseKind, freshDatabase, startTestApp, TestApp } from './support/test-app';
+
+/**
+ * The follower as operators run it: `cli follow` worker processes that are killed, that compete
+ * for a chain on one PostgreSQL, and a node behind a proxy that fails the way providers fail
+ * (contract §10: crash safety, one writer per chain, RPC failures).
+ */
+
+const ETHER = 10n ** 18n;
+
+interface SyncRow {
+  chain: string;
+  status: string;
+  head_block: string | null;
+  indexed_block: string | null;
+  error: string | null;
+}
+
+function randomAddress(): Address {
+  return privateKeyToAccount(generatePrivateKey()).address.toLowerCase() as Address;
+}
+
+async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 45_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** An API process that does not follow (no RPC URL): the tests tag and read through it. */
+class Reader {
+  constructor(readonly t: TestApp) {}
+
+  private get<T>(path: string): Promise<T> {
+    return this.t
+      .http()
+      .get(path)
+      .set('X-API-Key', this.t.keys.alice)
+      .expect(200)
+      .then((response) => response.body as T);
+  }
+
+  async tag(tag: string, addresses: readonly string[]): Promise<void> {
+    await this.t
+      .http()
+      .post(`/v2/tags/${tag}`)
+      .set('X-API-Key', this.t.keys.alice)
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify(addresses))
+      .expect(200);
+  }
+
+  async ethereum(): Promise<SyncRow> {
+    return (await this.get<SyncRow[]>('/v2/sync')).find((row) => row.chain === 'ethereum')!;
+  }
+
+  /** Every transaction hash recorded for `address`, over all pages. */
+  async hashes(address: string): Promise<string[]> {
+    const hashes: string[] = [];
+    let path: string | undefined = `/v2/transactions?chain=ethereum&address=${address}&per_page=100`;
+    while (path !== undefined) {
+      const response: { body: unknown; headers: Record<string, string | undefined> } = await this.t
+        .http()
+        .get(path)
+        .set('X-API-Key', this.t.keys.alice)
+        .expect(200);
+      hashes.push(...(response.body as { tx_hash: string }[]).map((row) => row.tx_hash));
+      const next: string | undefined = /<([^>]+)>; rel="next"/.exec(response.headers.link ?? '')?.[1];
+      path = next === undefined ? undefined : next.replace(/^https?:\/\/[^/]+/, '');
+    }
+    return hashes;
+  }
+
+  /** Waits until the committed position is the node's head. */
+  async caughtUp(anvil: Anvil, timeoutMs?: number): Promise<void> {
+    await eventually(
+      'the follower to reach the head',
+      async () => ((await this.ethereum()).indexed_block === (await anvil.head()).toString() ? true : undefined),
+      timeoutMs,
+    );
+  }
+}
+
+describe.each(DATABASES)('a follower process killed mid-stream, on %s', (kind: DatabaseKind) => {
+  let anvil: Anvil;
+  let proxy: RpcProxy;
+  let db: { url: string; drop: () => Promise<void> };
+  let t: TestApp;
+  const workers: FollowerProcess[] = [];
+
+  beforeAll(async () => {
+    anvil = await startAnvil();
+    proxy = await startRpcProxy(anvil.url);
+    db = await freshDatabase(kind);
+    t = await startTestApp({ databaseUrl: db.url });
+  });
+
+  afterAll(async () => {
+    await Promise.all(workers.map((worker) => worker.kill()));
+    await t?.close();
+    await db?.drop();
+    await proxy?.close();
+    await anvil?.stop();
+  });
+
+  it('resumes where it committed after SIGKILL: every transfer once, the kept stats exact', async () => {
+    const reader = new Reader(t);
+    const [first, second] = [randomAddress(), randomAddress()];
+    await reader.tag('killed', [first, second]);
+    const token = (await deployTestToken(anvil, { name: 'Kill Coin', symbol: 'KILL', decimals: 18 })).toLowerCase();
+    const sent = new Map<string, Hex[]>([
+      [first, []],
+      [second, []],
+    ]);
+    // 160 blocks, one transfer each: native ones and, every fifth block, a token mint.
+    for (let i = 0; i < 160; i++) {
+      const to = i % 2 === 0 ? first : second;
+      const hash =
+        i % 5 === 0
+          ? (await mint(anvil, { token: token as Address, to, amount: BigInt(i + 1) })).transactionHash
+          : await anvil.walletClient(1 + (i % 3)).sendTransaction({ to, value: BigInt(i + 1) * 1000n });
+      sent.get(to)!.push(hash);
+    }
+    await anvil.publicClient.waitForTransactionReceipt({ hash: sent.get(second)!.at(-1)! });
+
+    // Slowed down by the proxy, so that the kill lands between two commits of the catch-up.
+    const slow = proxy.misbehave({ kind: 'delay', ms: 150 });
+    const env = { RPC_URL_ETHEREUM: proxy.url, CONFIRMATIONS_ETHEREUM: '0', FOLLOW_INTERVAL_MS: '50' };
+    const victim = startFollowerProcess(db.url, env);
+    workers.push(victim);
+    const reached = await eventually(
+      'a first commit',
+      async () => (await reader.ethereum()).indexed_block ?? undefined,
+    );
+    victim.signal('SIGKILL');
+    expect((await victim.exited).signal).toBe('SIGKILL');
+    expect(BigInt(reached)).toBeLessThan(await anvil.head());
+    slow();
+
+    const survivor = startFollowerProcess(db.url, env);
+    workers.push(survivor);
+    await reader.caughtUp(anvil);
+    for (const [address, hashes] of sent) {
+      const recorded = await reader.hashes(address);
+      expect(recorded).toHaveLength(hashes.length);
+      expect([...recorded].sort()).toEqual([...hashes].sort());
+    }
+    expect(await findDrift(t.app.get(Db))).toEqual([]);
+  });
+});
+
+describe('two follower processes on one PostgreSQL', () => {
+  let anvil: Anvil;
+  let db: { url: string; drop: () => Promise<void> };
+  let t: TestApp;
+  const workers: FollowerProcess[] = [];
+
+  beforeAll(async () => {
+    anvil = await startAnvil();
+    db = await freshDatabase('postgres');
+    t = await startTestApp({ databaseUrl: db.url });
+  });
+
+  afterAll(async () => {
+    await Promise.all(workers.map((worker) => worker.kill()));
+    await t?.close();
+    await db?.drop();
+    await anvil?.stop();
+  });
+
+  async function holder(): Promise<string | null> {
+    const client = new Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      const result = await client.query<{ holder: string | null }>(
+        `SELECT holder FROM followers WHERE chain = 'ethereum'`,
+      );
+      return result.rows[0]?.holder ?? null;
+    } finally {
+      await client.end();
+    }
+  }
+
+  it('has one writer; when it dies, the other takes over', async () => {
+    const reader = new Reader(t);
+    const watched = randomAddress();
+    await reader.tag('two_workers', [watched]);
+    const env = {
+      RPC_URL_ETHEREUM: anvil.url,
+      CONFIRMATIONS_ETHEREUM: '0',
+      FOLLOW_INTERVAL_MS: '100',
+      FOLLOW_LEASE_SECONDS: '2',
+    };
+    const one = startFollowerProcess(db.url, env);
+    const other = startFollowerProcess(db.url, env);
+    workers.push(one, other);
+    const before = await anvil.walletClient(1).sendTransaction({ to: watched, value: ETHER });
+    await anvil.publicClient.waitForTransactionReceipt({ hash: before });
+    await reader.caughtUp(anvil);
+
+    const writer = await eventually('a lease holder', async () => (await holder()) ?? undefined);
+    const writers = [one, other].filter((worker) => writer.includes(`:${worker.pid}:`));
+    expect(writers).toHaveLength(1);
+    const active = writers[0]!;
+    const standby = active === one ? other : one;
+    await eventually('the other process to stand by', () =>
+      Promise.resolve(standby.log().includes('another process follows this chain') ? true : undefined),
+    );
+    expect(standby.log()).not.toMatch(/following ethereum/);
+
+    active.signal('SIGKILL');
+    await active.exited;
+    const after = await anvil.walletClient(1).sendTransaction({ to: watched, value: 2n * ETHER });
+    await anvil.publicClient.waitForTransactionReceipt({ hash: after });
+    // The lease lapses 2 s after its last renewal; the standby claims it within a quarter of that.
+    await eventually(
+      'the standby to take over',
+      async () => ((await reader.hashes(watched)).includes(after) ? true : undefined),
+      30_000,
+    );
+    expect(await holder()).toContain(`:${standby.pid}:`);
+    expect((await reader.hashes(watched)).sort()).toEqual([before, after].sort());
+    expect(await findDrift(t.app.get(Db))).toEqual([]);
+  });
+});
+
+describe.each(DATABASES)('a node that fails the way providers fail, on %s', (kind: DatabaseKind) => {
+  let anvil: Anvil;
+  let proxy: RpcProxy;
+  let db: { url: string; drop: () => Promise<void> };
+  let t: TestApp;
+
+  beforeAll(async () => {
+    anvil = await startAnvil();
+    proxy = await startRpcProxy(anvil.url);
+    db = await freshDatabase(kind);
+    t = await startTestApp({
+      databaseUrl: db.url,
+      env: { RPC_URL_ETHEREUM: proxy.url, CONFIRMATIONS_ETHEREUM: '0', FOLLOW_INTERVAL_MS: '100' },
+    });
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await db?.drop();
+    await proxy?.close();
+    await anvil?.stop();
+  });
+
+  it('retries dropped, slow and rate-limited requests and narrows eth_getLogs ranges the node refuses', async () => {
+    const reader = new Reader(t);
+    const late = randomAddress();
+    const token = (
+      await deployTestToken(anvil, { name: 'Flaky', symbol: 'FLK', decimals: 18 })
+    ).toLowerCase() as Address;
+    const minted: Hex[] = [];
+    for (let i = 0; i < 6; i++) {
+      minted.push((await mint(anvil, { token, to: late, amount: ETHER })).transactionHash);
+      await anvil.mine(10);
+    }
+    await reader.caughtUp(anvil);
+
+    proxy.resetCalls();
+    proxy.misbehave({ kind: 'rangeTooLarge', maxBlocks: 8, method: 'eth_getLogs' });
+    proxy.misbehave({ kind: 'rangeTooLarge', maxBlocks: 20, method: 'eth_getLogs', style: 'plain' });
+    proxy.misbehave({ kind: 'drop', times: 2 });
+    proxy.misbehave({ kind: 'status429', times: 3 });
+    proxy.misbehave({ kind: 'delay', ms: 500, times: 2 });
+    await reader.tag('flaky_node', [late]);
+    const paid = await anvil.walletClient(1).sendTransaction({ to: late, value: ETHER });
+    await anvil.publicClient.waitForTransactionReceipt({ hash: paid });
+
+    await eventually('the history read through the failing node', async () => {
+      const row = await reader.ethereum();
+      return row.status === 'synced' && row.indexed_block === (await anvil.head()).toString() ? row : undefined;
+    });
+    expect((await reader.hashes(late)).sort()).toEqual([...minted, paid].sort());
+    // Wide ranges were refused, and the history was read in ranges the node accepts.
+    const spans = proxy.calls('eth_getLogs').map((call) => {
+      const filter = call.params[0] as { fromBlock?: string; toBlock?: string; blockHash?: string };
+      return filter.blockHash !== undefined ? 1 : Number(BigInt(filter.toBlock!) - BigInt(filter.fromBlock!)) + 1;
+    });
+    expect(spans.some((span) => span > 8)).toBe(true);
+    expect(spans.filter((span) => span <= 8).length).toBeGreaterThanOrEqual(7);
+    expect(await findDrift(t.app.get(Db))).toEqual([]);
+  });
+
+  it('reports a node that keeps failing in /v2/sync, without its URL, and recovers when it answers again', async () => {
+    const reader = new Reader(t);
+    const stop = proxy.misbehave({ kind: 'status', status: 503 });
+    const row = await eventually('the failure to be reported', async () => {
+      const ethereum = await reader.ethereum();
+      return ethereum.status === 'error' ? ethereum : undefined;
+    });
+    expect(row.error).toBeTruthy();
+    expect(row.error).not.toContain(proxy.url);
+    expect(row.error).not.toContain('127.0.0.1');
+    stop();
+    const watched = randomAddress();
+    await reader.tag('recovered', [watched]);
+    const paid = await anvil.walletClient(2).sendTransaction({ to: watched, value: ETHER });
+    await anvil.publicClient.waitForTransactionReceipt({ hash: paid });
+    await eventually('the follower to recover', async () =>
+      (await reader.hashes(watched)).includes(paid) && (await reader.ethereum()).status === 'synced' ? true : undefined,
+    );
+  });
+});
