@@ -40,9 +40,11 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.js', '**/*.cjs'],
+    files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
+      // Keeps disableTypeChecked's parser options: these files are in no tsconfig.
+      ...tseslint.configs.disableTypeChecked.languageOptions,
       globals: {
         require: 'readonly',
         module: 'writable',
