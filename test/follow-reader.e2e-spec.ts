@@ -1,7 +1,8 @@
 import { type Address, type Hex, toHex } from 'viem';
 import { ChainReader, type ReaderOptions } from '../src/modules/follow/rpc/chain-reader';
-import { holdingKey, type HoldingKey, type ObservedTransfer } from '../src/modules/follow/rpc/reading';
+import { ChainMoved, holdingKey, type HoldingKey, type ObservedTransfer } from '../src/modules/follow/rpc/reading';
 import { type Anvil, startAnvil } from './support/anvil';
+import { type RpcProxy, startRpcProxy } from './support/rpc-proxy';
 import { balanceOf, deployBytes32Token, deployTestToken, mint, transfer } from './support/test-token';
 
 /**
@@ -241,5 +242,174 @@ describe('ChainReader on anvil', () => {
         [dave, { name: '', symbol: '', decimals: 0 }],
       ]),
     );
+  });
+
+  describe('through a misbehaving provider', () => {
+    let proxy: RpcProxy;
+    let token: Address;
+    let first: bigint;
+    let direct: ObservedTransfer[];
+
+    beforeAll(async () => {
+      proxy = await startRpcProxy(anvil.url);
+      token = await deployTestToken(anvil, { name: 'Spread', symbol: 'SPR', decimals: 0 });
+      first = (await mint(anvil, { token, to: alice, amount: 100n })).blockNumber;
+      for (let i = 1n; i <= 6n; i++) {
+        await anvil.mine(3);
+        await transfer(anvil, { token, from: 1, to: bob, amount: i });
+      }
+      const reading = await reader.tokenTransfers(first, await anvil.head(), [alice, bob]);
+      direct = reading.transfers.filter((t) => t.token_address === token);
+      expect(direct).toHaveLength(7);
+    });
+
+    afterEach(() => {
+      proxy.behave();
+      proxy.resetCalls();
+    });
+
+    afterAll(async () => {
+      await proxy?.close();
+    });
+
+    /** The eth_getLogs calls the proxy received: their block range, and whether they filter senders. */
+    function logCalls(): { from: bigint; to: bigint; senders: boolean }[] {
+      return proxy.calls('eth_getLogs').map((call) => {
+        const filter = call.params[0] as { fromBlock: string; toBlock: string; topics: unknown[] };
+        return { from: BigInt(filter.fromBlock), to: BigInt(filter.toBlock), senders: filter.topics[1] !== null };
+      });
+    }
+
+    it.each(['infura', 'alchemy', 'plain'] as const)(
+      'tokenTransfers splits a range the provider refuses (%s wording) and keeps the span it accepted',
+      async (style) => {
+        const head = await anvil.head();
+        const backfill = new ChainReader('ethereum', [proxy.url], { retryDelay: 1 });
+        proxy.misbehave({ kind: 'rangeTooLarge', maxBlocks: 5, style });
+        const reading = await backfill.tokenTransfers(first, head, [alice, bob]);
+        expect(reading.transfers.filter((t) => t.token_address === token)).toEqual(direct);
+        const calls = logCalls();
+        const accepted = calls.filter(({ from, to }) => to - from + 1n <= 5n);
+        expect(accepted.length).toBeLessThan(calls.length);
+        // Each of the two filters covered the range once, in consecutive accepted pieces.
+        for (const senders of [true, false]) {
+          const pieces = accepted.filter((call) => call.senders === senders).sort((a, b) => Number(a.from - b.from));
+          expect(pieces[0]!.from).toBe(first);
+          expect(pieces[pieces.length - 1]!.to).toBe(head);
+          pieces.slice(1).forEach(({ from }, i) => expect(from).toBe(pieces[i]!.to + 1n));
+        }
+
+        // The next call asks for the accepted span from the start: no refusal.
+        proxy.resetCalls();
+        await backfill.tokenTransfers(first, head, [alice, bob]);
+        expect(logCalls().every(({ from, to }) => to - from + 1n <= 5n)).toBe(true);
+      },
+    );
+
+    it('readRange splits its unfiltered queries when refused', async () => {
+      const head = await anvil.head();
+      const forward = new ChainReader('ethereum', [proxy.url], { retryDelay: 1, addressesPerTopicList: 1 });
+      proxy.misbehave({ kind: 'rangeTooLarge', maxBlocks: 4, style: 'plain' });
+      const reading = await forward.readRange(first, head, new Set([alice, bob]));
+      expect(reading.transfers.filter((t) => t.token_address === token)).toEqual(direct);
+      expect(logCalls().some(({ from, to }) => to - from + 1n > 4n)).toBe(true);
+      expect(
+        proxy.calls('eth_getLogs').every((call) => (call.params[0] as { topics: unknown[] }).topics.length === 1),
+      ).toBe(true);
+    });
+
+    it('propagates a refusal of a single block', async () => {
+      const backfill = new ChainReader('ethereum', [proxy.url], { retryDelay: 1 });
+      proxy.misbehave({ kind: 'rangeTooLarge', maxBlocks: 0, style: 'plain' });
+      await expect(backfill.tokenTransfers(first, first + 3n, [alice])).rejects.toThrow(/block range too large/);
+      expect(logCalls().some(({ from, to }) => from === to)).toBe(true);
+    });
+
+    it('retries a 429 after the wait its Retry-After asks for, and goes on', async () => {
+      const limited = new ChainReader('ethereum', [proxy.url], { retryDelay: 1 });
+      proxy.misbehave({ kind: 'status429', retryAfter: '1', method: 'eth_blockNumber', times: 1 });
+      expect(await limited.head()).toBe(await anvil.head());
+      const calls = proxy.calls('eth_blockNumber');
+      expect(calls).toHaveLength(2);
+      // With retryDelay 1 ms the retry would follow at once, were Retry-After (1 s) ignored.
+      expect(calls[1]!.at - calls[0]!.at).toBeGreaterThanOrEqual(1000);
+    });
+
+    it('propagates errors left after the retries, and falls back to the next URL first', async () => {
+      proxy.misbehave({ kind: 'status', status: 503 });
+      const alone = new ChainReader('ethereum', [proxy.url], { retryDelay: 1, retryCount: 2 });
+      await expect(alone.head()).rejects.toThrow(/503/);
+      expect(proxy.calls('eth_blockNumber')).toHaveLength(3);
+      const backed = new ChainReader('ethereum', [proxy.url, anvil.url], { retryDelay: 1, retryCount: 0 });
+      expect(await backed.head()).toBe(await anvil.head());
+    });
+
+    describe('a chain that moves during the reading', () => {
+      /** A second node with another chain at the same heights, where alice receives tokens. */
+      let other: Anvil;
+
+      beforeAll(async () => {
+        other = await startAnvil();
+        const otherToken = await deployTestToken(other, { name: 'Other', symbol: 'OTH', decimals: 0 });
+        for (let i = 0; i < 3; i++) await mint(other, { token: otherToken, to: alice, amount: 1n });
+        // Blocks at every height the first node has, so headers there can be compared.
+        await other.mine(Number(await anvil.head()) + 50);
+      });
+
+      afterAll(async () => {
+        await other?.stop();
+      });
+
+      /** A reader whose calls of `method` fail on the first node and are answered by the other. */
+      function splitReader(method: string, times?: number): ChainReader {
+        proxy.misbehave({ kind: 'error', code: -32000, message: 'backend unavailable', method, times });
+        return new ChainReader('ethereum', [proxy.url, other.url], { retryDelay: 1 });
+      }
+
+      it('throws ChainMoved when a block is not the child of the one before it', async () => {
+        const reading = splitReader('eth_getBlockByNumber', 1).readRange(1n, 3n, new Set([alice]));
+        await expect(reading).rejects.toThrow(ChainMoved);
+        await expect(reading).rejects.toMatchObject({ block: 2n });
+      });
+
+      it('throws ChainMoved when a log comes from another block than the one read at its height', async () => {
+        const reading = splitReader('eth_getLogs').readRange(1n, 4n, new Set([alice]));
+        await expect(reading).rejects.toThrow(ChainMoved);
+        await expect(reading).rejects.toThrow(/log of block/);
+      });
+
+      it('throws ChainMoved when a backfill log is not in the block at its height', async () => {
+        const reading = splitReader('eth_getBlockByNumber').tokenTransfers(first, await anvil.head(), [alice]);
+        await expect(reading).rejects.toThrow(ChainMoved);
+        await expect(reading).rejects.toThrow(/log of block/);
+      });
+
+      it('throws ChainMoved when a receipt is not found in the block read', async () => {
+        await anvil.setAutomine(false);
+        await send({ from: alice, to: bob, value: 1n, gas: 21_000n });
+        await anvil.mine();
+        await anvil.setAutomine(true);
+        const head = await anvil.head();
+        const reading = splitReader('eth_getTransactionReceipt').readRange(head, head, new Set([bob]));
+        await expect(reading).rejects.toThrow(ChainMoved);
+        await expect(reading).rejects.toThrow(/no longer in block/);
+      });
+
+      it('throws ChainMoved after anvil_reorg replaced the range while its logs and receipts were asked for', async () => {
+        await anvil.setAutomine(false);
+        await send({ from: alice, to: bob, value: 2n, gas: 21_000n });
+        await anvil.mine();
+        await anvil.setAutomine(true);
+        const head = await anvil.head();
+        // Hold the request that asks for the receipt until the block is replaced.
+        proxy.misbehave({ kind: 'delay', ms: 3_000, method: 'eth_getTransactionReceipt', times: 1 });
+        const forward = new ChainReader('ethereum', [proxy.url], { retryDelay: 1 });
+        const reading = forward.readRange(head, head, new Set([bob]));
+        await proxy.until(() => proxy.calls('eth_getTransactionReceipt').length > 0);
+        await anvil.reorg(1);
+        await expect(reading).rejects.toThrow(ChainMoved);
+        expect((await anvil.publicClient.getBlock({ blockNumber: head })).transactions).toEqual([]);
+      });
+    });
   });
 });
