@@ -55,6 +55,11 @@ export interface TokenMetadata {
 /** A range's transfers and touched balances, with the headers of all its blocks. */
 export type RangeReading = Reading & { headers: BlockHeader[] };
 
+/** Calls of tokenTransfers without a refusal after which a twice longer span is tried. Each refusal
+ *  costs a round trip, and about a second more when it comes as -32005 or HTTP 413, which viem
+ *  retries before the reader sees it. */
+const PROBE_AFTER_CALLS = 4;
+
 const DEFAULTS = {
   batchSize: 100,
   retryCount: 3,
@@ -83,9 +88,10 @@ const EXECUTION_FAILURE =
 export class ChainReader {
   private readonly client: PublicClient;
   private readonly options: Required<ReaderOptions>;
-  /** The most blocks one backfill `eth_getLogs` last spanned after a provider refused more;
-   *  undefined until one refuses. */
+  /** The most blocks one backfill `eth_getLogs` spans: what the provider last accepted after
+   *  refusing more; undefined until it refuses. */
   private logSpan: bigint | undefined;
+  private callsSinceRefusal = 0;
 
   constructor(
     readonly chain: ChainId,
@@ -155,7 +161,10 @@ export class ChainReader {
     const touched = new TouchedSet();
     touched.addAll(natives.touched);
     touched.addAll(tokens.touched);
-    return { transfers: [...natives.transfers, ...tokens.transfers], touched: touched.list(), headers };
+    const transfers = [...natives.transfers, ...tokens.transfers].sort((a, b) =>
+      compareDecimal(a.block_number, b.block_number),
+    );
+    return { transfers, touched: touched.list(), headers };
   }
 
   /**
@@ -163,21 +172,31 @@ export class ChainReader {
    * `addresses`, with the tracked ends touched. Two `eth_getLogs` filters per list of at most
    * `addressesPerTopicList` addresses (as sender, as recipient), each over the range in as many
    * pieces as the provider asks for (log-pieces), so any range may be given. The span a provider
-   * last accepted is remembered, and each call first tries twice that.
+   * last accepted is kept for the next calls; after PROBE_AFTER_CALLS calls without a refusal, a
+   * call tries twice that span, so a span cut short by a dense stretch of logs grows back.
    */
   async tokenTransfers(from: bigint, to: bigint, addresses: readonly string[]): Promise<Reading> {
     if (to < from || addresses.length === 0) return { transfers: [], touched: [] };
     const tracked = new Set(addresses);
     const whole = to - from + 1n;
-    const first = this.logSpan === undefined || this.logSpan * 2n >= whole ? whole : this.logSpan * 2n;
+    const known = this.logSpan;
+    const wanted = known === undefined ? whole : this.callsSinceRefusal >= PROBE_AFTER_CALLS ? known * 2n : known;
+    const first = wanted < whole ? wanted : whole;
     const results = await Promise.all(
       this.addressFilters(tracked).map((topics) =>
         logsInPieces((start, end) => this.logs(start, end, topics), from, to, first),
       ),
     );
     const accepted = results.reduce((least, result) => (result.span < least ? result.span : least), first);
-    if (accepted < first) this.logSpan = accepted;
-    else if (this.logSpan !== undefined && first > this.logSpan) this.logSpan = first;
+    if (accepted < first) {
+      this.logSpan = accepted;
+      this.callsSinceRefusal = 0;
+    } else if (known !== undefined && first > known) {
+      this.logSpan = first;
+      this.callsSinceRefusal = 0;
+    } else {
+      this.callsSinceRefusal++;
+    }
 
     const logs = results.flatMap((result) => result.logs);
     const heights = [...new Set(logs.map((log) => BigInt(log.blockNumber)))];
