@@ -164,6 +164,11 @@ describe.each(DATABASES)('following an EVM chain on %s', (kind: DatabaseKind) =>
       expect(row).toMatchObject({ status: 'off', head_block: null, indexed_block: null, error: null });
     }
     expect(rows.find((row) => row.chain === 'bitcoin')!.confirmations).toBe(6);
+
+    // The same figures reach the metrics endpoint.
+    const metrics = (await t.http().get('/metrics').expect(200)).text;
+    expect(metrics).toMatch(/^chaintags_follower_indexed_block\{chain="ethereum"\} \d+$/m);
+    expect(metrics).toMatch(/^chaintags_follower_lag_blocks\{chain="ethereum"\} 0$/m);
   });
 
   it('records native and token transfers of tracked addresses, not reverted ones, with balances from state', async () => {
