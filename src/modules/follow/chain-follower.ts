@@ -134,7 +134,7 @@ export class ChainFollower {
   }
 
   private nextDelay(): number {
-    if (this.role === 'standby') return Math.max(this.deps.tuning.standbyMs, this.deps.intervalMs);
+    if (this.role === 'standby') return this.deps.tuning.standbyMs;
     if (this.failures === 0) return this.deps.intervalMs;
     return Math.min(this.deps.intervalMs * 2 ** this.failures, this.deps.tuning.maxBackoffMs);
   }
