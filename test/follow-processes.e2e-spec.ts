@@ -1,9 +1,9 @@
 import { Client } from 'pg';
 import { Address, Hex } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { findDrift } from '../src/database/aggregates';
 import { Db } from '../src/database/db.service';
 import { Anvil, startAnvil } from './support/anvil';
+import { eventually, FollowClient, randomAddress } from './support/follow-client';
 import { FollowerProcess, startFollowerProcess } from './support/follower-process';
 import { RpcProxy, startRpcProxy } from './support/rpc-proxy';
 import { deployTestToken, mint } from './support/test-token';
@@ -16,88 +16,6 @@ import { DATABASES, DatabaseKind, freshDatabase, startTestApp, TestApp } from '.
  */
 
 const ETHER = 10n ** 18n;
-
-interface SyncRow {
-  chain: string;
-  status: string;
-  head_block: string | null;
-  indexed_block: string | null;
-  error: string | null;
-}
-
-function randomAddress(): Address {
-  return privateKeyToAccount(generatePrivateKey()).address.toLowerCase() as Address;
-}
-
-async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 45_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** An API process that does not follow (no RPC URL): the tests tag and read through it. */
-class Reader {
-  constructor(readonly t: TestApp) {}
-
-  private get<T>(path: string): Promise<T> {
-    return this.t
-      .http()
-      .get(path)
-      .set('X-API-Key', this.t.keys.alice)
-      .expect(200)
-      .then((response) => response.body as T);
-  }
-
-  async tag(tag: string, addresses: readonly string[]): Promise<void> {
-    await this.t
-      .http()
-      .post(`/v2/tags/${tag}`)
-      .set('X-API-Key', this.t.keys.alice)
-      .set('Content-Type', 'application/json')
-      .send(JSON.stringify(addresses))
-      .expect(200);
-  }
-
-  async ethereum(): Promise<SyncRow> {
-    return (await this.get<SyncRow[]>('/v2/sync')).find((row) => row.chain === 'ethereum')!;
-  }
-
-  /** Every transaction hash recorded for `address`, over all pages. */
-  async hashes(address: string): Promise<string[]> {
-    const hashes: string[] = [];
-    let path: string | undefined = `/v2/transactions?chain=ethereum&address=${address}&per_page=100`;
-    while (path !== undefined) {
-      const response: { body: unknown; headers: Record<string, string | undefined> } = await this.t
-        .http()
-        .get(path)
-        .set('X-API-Key', this.t.keys.alice)
-        .expect(200);
-      hashes.push(...(response.body as { tx_hash: string }[]).map((row) => row.tx_hash));
-      const next: string | undefined = /<([^>]+)>; rel="next"/.exec(response.headers.link ?? '')?.[1];
-      path = next === undefined ? undefined : next.replace(/^https?:\/\/[^/]+/, '');
-    }
-    return hashes;
-  }
-
-  /** Waits until the committed position is the node's head. */
-  async caughtUp(anvil: Anvil, timeoutMs?: number): Promise<void> {
-    await eventually(
-      'the follower to reach the head',
-      async () => ((await this.ethereum()).indexed_block === (await anvil.head()).toString() ? true : undefined),
-      timeoutMs,
-    );
-  }
-}
 
 describe.each(DATABASES)('a follower process killed mid-stream, on %s', (kind: DatabaseKind) => {
   let anvil: Anvil;
@@ -122,7 +40,7 @@ describe.each(DATABASES)('a follower process killed mid-stream, on %s', (kind: D
   });
 
   it('resumes where it committed after SIGKILL: every transfer once, the kept stats exact', async () => {
-    const reader = new Reader(t);
+    const reader = new FollowClient(t);
     const [first, second] = [randomAddress(), randomAddress()];
     await reader.tag('killed', [first, second]);
     const token = (await deployTestToken(anvil, { name: 'Kill Coin', symbol: 'KILL', decimals: 18 })).toLowerCase();
@@ -200,7 +118,7 @@ describe('two follower processes on one PostgreSQL', () => {
   }
 
   it('has one writer; when it dies, the other takes over', async () => {
-    const reader = new Reader(t);
+    const reader = new FollowClient(t);
     const watched = randomAddress();
     await reader.tag('two_workers', [watched]);
     const env = {
@@ -266,7 +184,7 @@ describe.each(DATABASES)('a node that fails the way providers fail, on %s', (kin
   });
 
   it('retries dropped, slow and rate-limited requests and narrows eth_getLogs ranges the node refuses', async () => {
-    const reader = new Reader(t);
+    const reader = new FollowClient(t);
     const late = randomAddress();
     const token = (
       await deployTestToken(anvil, { name: 'Flaky', symbol: 'FLK', decimals: 18 })
@@ -304,7 +222,7 @@ describe.each(DATABASES)('a node that fails the way providers fail, on %s', (kin
   });
 
   it('reports a node that keeps failing in /v2/sync, without its URL, and recovers when it answers again', async () => {
-    const reader = new Reader(t);
+    const reader = new FollowClient(t);
     const stop = proxy.misbehave({ kind: 'status', status: 503 });
     const row = await eventually('the failure to be reported', async () => {
       const ethereum = await reader.ethereum();

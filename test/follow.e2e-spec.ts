@@ -1,8 +1,8 @@
 import { Address, Hex } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { findDrift } from '../src/database/aggregates';
 import { Db } from '../src/database/db.service';
 import { Anvil, startAnvil } from './support/anvil';
+import { eventually, FollowClient, randomAddress, SyncRow } from './support/follow-client';
 import { deployTestToken, mint as mintToken, transfer as transferToken } from './support/test-token';
 import { DATABASES, DatabaseKind, freshDatabase, newKey, startTestApp, TestApp } from './support/test-app';
 
@@ -14,114 +14,8 @@ import { DATABASES, DatabaseKind, freshDatabase, newKey, startTestApp, TestApp }
 const ETHER = 10n ** 18n;
 const FOLLOW_FAST = { CONFIRMATIONS_ETHEREUM: '0', FOLLOW_INTERVAL_MS: '100' };
 
-interface SyncRow {
-  chain: string;
-  status: string;
-  head_block: string | null;
-  indexed_block: string | null;
-  confirmations: number;
-  error: string | null;
-  updated_at: string | null;
-}
-
-interface TransactionRow {
-  id: string;
-  chain: string;
-  token_address: string;
-  from_address: string;
-  to_address: string;
-  value: string;
-  tx_hash: string;
-  block_number: string;
-  block_hash: string;
-  block_time: string;
-}
-
-interface HoldingRow {
-  chain: string;
-  token_address: string;
-  address: string;
-  balance: string;
-  token_name: string;
-  token_symbol: string;
-  token_decimals: number;
-}
-
 function lower(address: Address): Address {
   return address.toLowerCase() as Address;
-}
-
-function randomAddress(): Address {
-  return privateKeyToAccount(generatePrivateKey()).address.toLowerCase() as Address;
-}
-
-/** Polls `check` every 50 ms until it answers something other than undefined. */
-async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-class Api {
-  constructor(private readonly t: TestApp) {}
-
-  get<T>(path: string): Promise<T> {
-    return this.t
-      .http()
-      .get(path)
-      .set('X-API-Key', this.t.keys.alice)
-      .expect(200)
-      .then((response) => response.body as T);
-  }
-
-  async tag(tag: string, addresses: readonly string[]): Promise<void> {
-    await this.t
-      .http()
-      .post(`/v2/tags/${tag}`)
-      .set('X-API-Key', this.t.keys.alice)
-      .set('Content-Type', 'application/json')
-      .send(JSON.stringify(addresses))
-      .expect(200);
-  }
-
-  async ethereum(): Promise<SyncRow> {
-    const rows = await this.get<SyncRow[]>('/v2/sync');
-    return rows.find((row) => row.chain === 'ethereum')!;
-  }
-
-  /** Waits until the follower has committed the node's head and has no backfill left. */
-  async synced(anvil: Anvil, timeoutMs?: number): Promise<SyncRow> {
-    return eventually(
-      'the follower to reach the head',
-      async () => {
-        const [row, head] = await Promise.all([this.ethereum(), anvil.head()]);
-        return row.status === 'synced' && row.indexed_block === head.toString() ? row : undefined;
-      },
-      timeoutMs,
-    );
-  }
-
-  async transactions(address: string): Promise<TransactionRow[]> {
-    return this.get<TransactionRow[]>(`/v2/transactions?chain=ethereum&address=${address}&per_page=100`);
-  }
-
-  async holdings(address: string): Promise<HoldingRow[]> {
-    return this.get<HoldingRow[]>(`/v2/token-holdings?chain=ethereum&address=${address}&per_page=100`);
-  }
-}
-
-async function balanceOf(api: Api, address: string, token = '0'): Promise<string | undefined> {
-  return (await api.holdings(address)).find((row) => row.token_address === token)?.balance;
 }
 
 async function expectNoDrift(t: TestApp): Promise<void> {
@@ -132,12 +26,12 @@ describe.each(DATABASES)('following an EVM chain on %s', (kind: DatabaseKind) =>
   let anvil: Anvil;
   let db: { url: string; drop: () => Promise<void> };
   let t: TestApp;
-  let api: Api;
+  let api: FollowClient;
   const keys = { alice: newKey(), bob: newKey() };
 
   const start = async (): Promise<void> => {
     t = await startTestApp({ databaseUrl: db.url, keys, env: { RPC_URL_ETHEREUM: anvil.url, ...FOLLOW_FAST } });
-    api = new Api(t);
+    api = new FollowClient(t);
   };
 
   beforeAll(async () => {
@@ -232,10 +126,10 @@ describe.each(DATABASES)('following an EVM chain on %s', (kind: DatabaseKind) =>
 
     // Balances are read from state: the sender's native balance is what it paid in gas too.
     const senderWei = await anvil.publicClient.getBalance({ address: sender });
-    expect(await balanceOf(api, sender)).toBe(senderWei.toString());
-    expect(await balanceOf(api, receiver)).toBe(ETHER.toString());
-    expect(await balanceOf(api, sender, token)).toBe('750000');
-    expect(await balanceOf(api, receiver, token)).toBe('250000');
+    expect(await api.balance(sender)).toBe(senderWei.toString());
+    expect(await api.balance(receiver)).toBe(ETHER.toString());
+    expect(await api.balance(sender, token)).toBe('750000');
+    expect(await api.balance(receiver, token)).toBe('250000');
     const held = (await api.holdings(receiver)).find((row) => row.token_address === token)!;
     expect(held).toMatchObject({ token_name: 'Test Dollar', token_symbol: 'TUSD', token_decimals: 6 });
 
@@ -263,8 +157,8 @@ describe.each(DATABASES)('following an EVM chain on %s', (kind: DatabaseKind) =>
     await api.synced(anvil);
     const hashes = (await api.transactions(late)).map((row) => row.tx_hash).sort();
     expect(hashes).toEqual([minted, paid].sort());
-    expect(await balanceOf(api, late)).toBe((2n * ETHER).toString());
-    expect(await balanceOf(api, late, token)).toBe((5n * ETHER).toString());
+    expect(await api.balance(late)).toBe((2n * ETHER).toString());
+    expect(await api.balance(late, token)).toBe((5n * ETHER).toString());
     await expectNoDrift(t);
   });
 
@@ -289,9 +183,9 @@ describe.each(DATABASES)('following an EVM chain on %s', (kind: DatabaseKind) =>
     const [row] = await api.transactions(payee);
     expect(row).toMatchObject({ value: (5n * ETHER).toString(), block_hash: head.hash, from_address: payer });
     await api.synced(anvil);
-    expect(await balanceOf(api, payee)).toBe((5n * ETHER).toString());
+    expect(await api.balance(payee)).toBe((5n * ETHER).toString());
     const payerWei = await anvil.publicClient.getBalance({ address: payer });
-    expect(await balanceOf(api, payer)).toBe(payerWei.toString());
+    expect(await api.balance(payer)).toBe(payerWei.toString());
     await expectNoDrift(t);
   });
 
@@ -310,7 +204,7 @@ describe.each(DATABASES)('following an EVM chain on %s', (kind: DatabaseKind) =>
     await api.synced(anvil);
     const rows = await api.transactions(saver);
     expect(rows.map((row) => row.tx_hash).sort()).toEqual([...sent].sort());
-    expect(await balanceOf(api, saver)).toBe((6n * ETHER).toString());
+    expect(await api.balance(saver)).toBe((6n * ETHER).toString());
     await expectNoDrift(t);
   });
 });
@@ -321,7 +215,7 @@ describe.each(DATABASES)('a node on another chain, on %s', (kind: DatabaseKind) 
     const db = await freshDatabase(kind);
     const t = await startTestApp({ databaseUrl: db.url, env: { RPC_URL_ETHEREUM: anvil.url, ...FOLLOW_FAST } });
     try {
-      const api = new Api(t);
+      const api = new FollowClient(t);
       const tracked = anvil.accounts[1]!.address;
       await api.tag('wrong_chain', [tracked]);
       await anvil.walletClient(1).sendTransaction({ to: randomAddress(), value: ETHER });
@@ -366,7 +260,7 @@ describe.each(DATABASES)('settings of a followed chain, on %s', (kind: DatabaseK
           NATIVE_BACKFILL_BLOCKS_ETHEREUM: '3',
         },
       });
-      const api = new Api(t);
+      const api = new FollowClient(t);
       const behind = async () => {
         const [row, head] = await Promise.all([api.ethereum(), anvil.head()]);
         return row.status === 'synced' && row.indexed_block === (head - 2n).toString() ? row : undefined;
@@ -378,8 +272,8 @@ describe.each(DATABASES)('settings of a followed chain, on %s', (kind: DatabaseK
       // Token history from START_BLOCK only; native history only 3 blocks back: neither older one.
       expect((await api.transactions(holder)).map((row) => row.tx_hash)).toEqual([counted]);
       // Balances are the chain's state all the same.
-      expect(await balanceOf(api, holder, token)).toBe('24');
-      expect(await balanceOf(api, holder)).toBe((7n * ETHER).toString());
+      expect(await api.balance(holder, token)).toBe('24');
+      expect(await api.balance(holder)).toBe((7n * ETHER).toString());
 
       const late = await anvil.walletClient(2).sendTransaction({ to: holder, value: ETHER });
       await anvil.publicClient.waitForTransactionReceipt({ hash: late });
@@ -404,7 +298,7 @@ describe.each(DATABASES)('settings of a followed chain, on %s', (kind: DatabaseK
     const db = await freshDatabase(kind);
     const t = await startTestApp({ databaseUrl: db.url, env: { RPC_URL_ETHEREUM: anvil.url, ...FOLLOW_FAST } });
     try {
-      const api = new Api(t);
+      const api = new FollowClient(t);
       const payee = randomAddress();
       await api.tag('deep_reorg', [payee]);
       await anvil.mine(60);
@@ -423,7 +317,7 @@ describe.each(DATABASES)('settings of a followed chain, on %s', (kind: DatabaseK
       });
       expect(row.error).toMatch(/reorganisation deeper than the 128 blocks kept/);
       expect((await api.transactions(payee)).map((r) => r.tx_hash)).toEqual([paid]);
-      expect(await balanceOf(api, payee)).toBe(ETHER.toString());
+      expect(await api.balance(payee)).toBe(ETHER.toString());
     } finally {
       await t.close();
       await db.drop();

@@ -8,7 +8,7 @@ import type { RecordSink } from '../ingest/sink/record-sink';
 import type { WriteHook } from '../ingest/sink/write-hook';
 import { Backfill, FollowerStatus, FollowRepository, LeaseLost, Position } from './follow.repository';
 import type { ChainReader } from './rpc/chain-reader';
-import { BlockHeader, ChainMoved, HoldingKey, ObservedTransfer, Reading } from './rpc/reading';
+import { BlockHeader, ChainMoved, HoldingKey, holdingKey, ObservedTransfer, Reading } from './rpc/reading';
 import { tokenFromContract } from './token-discovery';
 
 /** What a follower reports after each turn: to `GET /v2/sync` (through its row) and the metrics. */
@@ -245,9 +245,9 @@ export class ChainFollower {
   ): Promise<void> {
     const { reader, repository, sink, settings, holder, tuning } = this.deps;
     const touched = new Map<string, HoldingKey>();
-    for (const key of reading.touched) touched.set(holdingId(key), key);
+    for (const key of reading.touched) touched.set(holdingKey(key), key);
     for (const address of fresh)
-      touched.set(holdingId({ address, token_address: NATIVE_TOKEN }), { address, token_address: NATIVE_TOKEN });
+      touched.set(holdingKey({ address, token_address: NATIVE_TOKEN }), { address, token_address: NATIVE_TOKEN });
 
     const unknown = [...new Set([...touched.values()].map((key) => key.token_address))].filter(
       (contract) => contract !== NATIVE_TOKEN && !this.known.has(contract) && !this.notTokens.has(contract),
@@ -263,15 +263,7 @@ export class ChainFollower {
     }
     const recordable = (token: string) => !this.notTokens.has(token);
     const keys = [...touched.values()].filter((key) => recordable(key.token_address));
-    const balances = await reader.balances(keys, at.number);
-    const holdings: HoldingInput[] = keys.map((key) => ({
-      type: 'holding',
-      chain: this.chain,
-      address: key.address,
-      token_address: key.token_address,
-      balance: balances.get(holdingId(key)) ?? '0',
-      updated_at: at.time,
-    }));
+    const holdings = await this.readHoldings(keys, at);
     const transfers = reading.transfers.filter((transfer) => recordable(transfer.token_address)).map(toRecord);
     const items: RecordInput[] = [...tokens, ...transfers, ...holdings];
 
@@ -357,15 +349,7 @@ export class ChainFollower {
     }
     const depth = position.block! - ancestor.number;
     const keys = await repository.holdingsWrittenSince(this.chain, ancestor.time);
-    const balances = await reader.balances(keys, ancestor.number);
-    const holdings: HoldingInput[] = keys.map((key) => ({
-      type: 'holding',
-      chain: this.chain,
-      address: key.address,
-      token_address: key.token_address,
-      balance: balances.get(holdingId(key)) ?? '0',
-      updated_at: ancestor.time,
-    }));
+    const holdings = await this.readHoldings(keys, ancestor);
     await sink.rewind(this.chain, ancestor.number, holdings, [
       {
         beforeCommit: async (tx) => {
@@ -378,6 +362,19 @@ export class ChainFollower {
     this.logger.warn(
       `reorganisation: ${depth} block${depth === 1n ? '' : 's'} after ${ancestor.number} undone, ${keys.length} balances read again`,
     );
+  }
+
+  /** The balances of `keys` in the chain's state at block `at`, as holding records of that block's time. */
+  private async readHoldings(keys: readonly HoldingKey[], at: BlockHeader): Promise<HoldingInput[]> {
+    const balances = await this.deps.reader.balances(keys, at.number);
+    return keys.map((key) => ({
+      type: 'holding',
+      chain: this.chain,
+      address: key.address,
+      token_address: key.token_address,
+      balance: balances.get(holdingKey(key)) ?? '0',
+      updated_at: at.time,
+    }));
   }
 
   private keptBlocks(): number {
@@ -416,10 +413,6 @@ export class ChainFollower {
 
 function toRecord(transfer: ObservedTransfer): RecordInput {
   return { type: 'transaction', ...transfer };
-}
-
-function holdingId(key: HoldingKey): string {
-  return `${key.address} ${key.token_address}`;
 }
 
 function min(a: bigint, b: bigint): bigint {

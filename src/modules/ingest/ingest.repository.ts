@@ -98,12 +98,7 @@ export class IngestRepository {
    * the same time is found by the insert, which waits for it, and is then read like any other.
    */
   async upsertHoldings(tx: Sql, holdings: readonly HoldingRecord[]): Promise<HoldingChange[]> {
-    const ordered = [...holdings].sort(
-      (a, b) =>
-        binaryOrder(a.chain, b.chain) ||
-        binaryOrder(a.token_address, b.token_address) ||
-        binaryOrder(a.address, b.address),
-    );
+    const ordered = inKeyOrder(holdings);
     const changes: HoldingChange[] = [];
     for (const chunk of chunks(ordered)) {
       const inserted = await tx.query<{ chain: string; token_address: string; address: string }>(
@@ -117,17 +112,7 @@ export class IngestRepository {
       }
       const existing = chunk.filter((h) => !isNew.has(holdingKey(h)));
       if (existing.length === 0) continue;
-      const stored = await tx.query<{
-        chain: string;
-        token_address: string;
-        address: string;
-        balance: string | number;
-        updated_at: Date | string;
-      }>(
-        sql`SELECT chain, token_address, address, balance, updated_at FROM holdings
-            WHERE (chain, token_address, address) IN (VALUES ${rows(existing.map((h) => [h.chain, h.token_address, h.address]))})
-            ORDER BY chain, token_address, address${forUpdate(tx.dialect)}`,
-      );
+      const stored = await lockHoldings(tx, existing);
       const before = new Map(stored.map((row) => [holdingKey(row), row]));
       const replacing = existing.filter((h) => {
         const row = before.get(holdingKey(h));
@@ -136,13 +121,7 @@ export class IngestRepository {
       for (const h of replacing) {
         changes.push({ ...keyOf(h), before: String(before.get(holdingKey(h))!.balance), after: h.balance });
       }
-      await upsert(
-        tx,
-        'holdings',
-        ['chain', 'token_address', 'address', 'balance', 'updated_at'],
-        replacing.map((h) => [h.chain, h.token_address, h.address, h.balance, h.updated_at]),
-        sql`ON CONFLICT (chain, token_address, address) DO UPDATE SET balance = excluded.balance, updated_at = excluded.updated_at`,
-      );
+      await writeHoldings(tx, replacing);
     }
     return changes;
   }
@@ -152,28 +131,13 @@ export class IngestRepository {
    * took the later blocks away): written whatever their time, and answered like upsertHoldings.
    */
   async replaceHoldings(tx: Sql, holdings: readonly HoldingRecord[]): Promise<HoldingChange[]> {
-    const ordered = [...holdings].sort(
-      (a, b) =>
-        binaryOrder(a.chain, b.chain) ||
-        binaryOrder(a.token_address, b.token_address) ||
-        binaryOrder(a.address, b.address),
-    );
+    const ordered = inKeyOrder(holdings);
     const changes: HoldingChange[] = [];
     for (const chunk of chunks(ordered)) {
-      const stored = await tx.query<{ chain: string; token_address: string; address: string; balance: string | number }>(
-        sql`SELECT chain, token_address, address, balance FROM holdings
-            WHERE (chain, token_address, address) IN (VALUES ${rows(chunk.map((h) => [h.chain, h.token_address, h.address]))})
-            ORDER BY chain, token_address, address${forUpdate(tx.dialect)}`,
-      );
+      const stored = await lockHoldings(tx, chunk);
       const before = new Map(stored.map((row) => [holdingKey(row), String(row.balance)]));
       for (const h of chunk) changes.push({ ...keyOf(h), before: before.get(holdingKey(h)) ?? '0', after: h.balance });
-      await upsert(
-        tx,
-        'holdings',
-        ['chain', 'token_address', 'address', 'balance', 'updated_at'],
-        chunk.map((h) => [h.chain, h.token_address, h.address, h.balance, h.updated_at]),
-        sql`ON CONFLICT (chain, token_address, address) DO UPDATE SET balance = excluded.balance, updated_at = excluded.updated_at`,
-      );
+      await writeHoldings(tx, chunk);
     }
     return changes;
   }
@@ -238,6 +202,39 @@ export class IngestRepository {
     }
     return changes;
   }
+}
+
+function inKeyOrder(holdings: readonly HoldingRecord[]): HoldingRecord[] {
+  return [...holdings].sort(
+    (a, b) =>
+      binaryOrder(a.chain, b.chain) ||
+      binaryOrder(a.token_address, b.token_address) ||
+      binaryOrder(a.address, b.address),
+  );
+}
+
+/** The stored rows of `holdings` (at most ROWS_PER_STATEMENT), locked in key order. */
+function lockHoldings(
+  tx: Sql,
+  holdings: readonly HoldingRecord[],
+): Promise<
+  { chain: string; token_address: string; address: string; balance: string | number; updated_at: Date | string }[]
+> {
+  return tx.query(
+    sql`SELECT chain, token_address, address, balance, updated_at FROM holdings
+        WHERE (chain, token_address, address) IN (VALUES ${rows(holdings.map((h) => [h.chain, h.token_address, h.address]))})
+        ORDER BY chain, token_address, address${forUpdate(tx.dialect)}`,
+  );
+}
+
+function writeHoldings(tx: Sql, holdings: readonly HoldingRecord[]): Promise<void> {
+  return upsert(
+    tx,
+    'holdings',
+    ['chain', 'token_address', 'address', 'balance', 'updated_at'],
+    holdings.map((h) => [h.chain, h.token_address, h.address, h.balance, h.updated_at]),
+    sql`ON CONFLICT (chain, token_address, address) DO UPDATE SET balance = excluded.balance, updated_at = excluded.updated_at`,
+  );
 }
 
 function holdingKey(row: { chain: string; token_address: string; address: string }): string {
