@@ -117,7 +117,15 @@ describe('two follower processes on one PostgreSQL', () => {
     }
   }
 
-  it('has one writer; when it dies, the other takes over', async () => {
+  /** Which of `workers` holds the lease now: exactly one of them. */
+  async function writerAmong(candidates: FollowerProcess[]): Promise<FollowerProcess> {
+    const writer = await eventually('a lease holder', async () => (await holder()) ?? undefined);
+    const writers = candidates.filter((worker) => writer.includes(`:${worker.pid}:`));
+    expect(writers).toHaveLength(1);
+    return writers[0]!;
+  }
+
+  it('has one writer; the other takes over when it stops, and when it dies', async () => {
     const reader = new FollowClient(t);
     const watched = randomAddress();
     await reader.tag('two_workers', [watched]);
@@ -127,35 +135,44 @@ describe('two follower processes on one PostgreSQL', () => {
       FOLLOW_INTERVAL_MS: '100',
       FOLLOW_LEASE_SECONDS: '2',
     };
+    const pay = async (ether: bigint): Promise<Hex> => {
+      const hash = await anvil.walletClient(1).sendTransaction({ to: watched, value: ether * ETHER });
+      await anvil.publicClient.waitForTransactionReceipt({ hash });
+      return hash;
+    };
+    const recorded = (hash: Hex) => async () => ((await reader.hashes(watched)).includes(hash) ? true : undefined);
     const one = startFollowerProcess(db.url, env);
     const other = startFollowerProcess(db.url, env);
     workers.push(one, other);
-    const before = await anvil.walletClient(1).sendTransaction({ to: watched, value: ETHER });
-    await anvil.publicClient.waitForTransactionReceipt({ hash: before });
+    const paid = [await pay(1n)];
     await reader.caughtUp(anvil);
 
-    const writer = await eventually('a lease holder', async () => (await holder()) ?? undefined);
-    const writers = [one, other].filter((worker) => writer.includes(`:${worker.pid}:`));
-    expect(writers).toHaveLength(1);
-    const active = writers[0]!;
-    const standby = active === one ? other : one;
+    const first = await writerAmong([one, other]);
+    const standby = first === one ? other : one;
     await eventually('the other process to stand by', () =>
       Promise.resolve(standby.log().includes('another process follows this chain') ? true : undefined),
     );
     expect(standby.log()).not.toMatch(/following ethereum/);
 
-    active.signal('SIGKILL');
-    await active.exited;
-    const after = await anvil.walletClient(1).sendTransaction({ to: watched, value: 2n * ETHER });
-    await anvil.publicClient.waitForTransactionReceipt({ hash: after });
-    // The lease lapses 2 s after its last renewal; the standby claims it within a quarter of that.
-    await eventually(
-      'the standby to take over',
-      async () => ((await reader.hashes(watched)).includes(after) ? true : undefined),
-      30_000,
+    // SIGTERM: the writer finishes its turn, gives the lease up and exits 0; the standby takes over.
+    first.signal('SIGTERM');
+    expect(await first.exited).toEqual({ code: 0, signal: null });
+    paid.push(await pay(2n));
+    await eventually('the standby to take over after a stop', recorded(paid[1]!), 30_000);
+    expect(await writerAmong([standby])).toBe(standby);
+
+    // SIGKILL: nothing is given up; a third process takes over once the lease lapses (2 s).
+    const third = startFollowerProcess(db.url, env);
+    workers.push(third);
+    await eventually('the third process to stand by', () =>
+      Promise.resolve(third.log().includes('another process follows this chain') ? true : undefined),
     );
-    expect(await holder()).toContain(`:${standby.pid}:`);
-    expect((await reader.hashes(watched)).sort()).toEqual([before, after].sort());
+    standby.signal('SIGKILL');
+    await standby.exited;
+    paid.push(await pay(3n));
+    await eventually('the third process to take over after a crash', recorded(paid[2]!), 30_000);
+    expect(await writerAmong([third])).toBe(third);
+    expect((await reader.hashes(watched)).sort()).toEqual([...paid].sort());
     expect(await findDrift(t.app.get(Db))).toEqual([]);
   });
 });
