@@ -65,6 +65,14 @@ export function forUpdate(dialect: Dialect): SqlFragment {
   return raw(dialect === 'postgres' ? ' FOR UPDATE' : '');
 }
 
+/**
+ * Shared row lock for the rest of the transaction: others may share it, but nobody may update or
+ * lock the row for update meanwhile. SQLite's immediate transaction already excludes other writers.
+ */
+export function forShare(dialect: Dialect): SqlFragment {
+  return raw(dialect === 'postgres' ? ' FOR SHARE' : '');
+}
+
 /** Values as the drivers return them: pg gives Date for timestamptz and strings for bigint/numeric. */
 export function toIso(value: Date | string): string {
   return value instanceof Date ? value.toISOString() : new Date(value).toISOString();
