@@ -3,7 +3,7 @@ import { ApiError } from '../src/core/errors';
 import { parseAddress, type ParsedAddress } from '../src/core/addresses';
 import type { RecordInput } from '../src/core/records/record-input';
 import { totalUsd } from '../src/core/money/valuation';
-import { findDrift } from '../src/database/aggregates';
+import { AggregateWrite, findDrift } from '../src/database/aggregates';
 import { Db } from '../src/database/db.service';
 import { raw, sql } from '../src/database/sql';
 import { RecordSink } from '../src/modules/ingest/sink/record-sink';
@@ -96,6 +96,51 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     }),
   },
 );
+
+function transfer(id: string, from: TestAddress, to: TestAddress, time = TIMES[0]!): RecordInput {
+  return {
+    type: 'transaction',
+    id,
+    chain: 'ethereum',
+    token_address: '0',
+    from_address: from.input,
+    to_address: to.input,
+    value: '1',
+    tx_hash: `0x${id}`,
+    block_number: 1,
+    block_hash: '0xb1',
+    block_time: time,
+  };
+}
+
+function holding(holder: TestAddress, token: string, balance: string, time = TIMES[0]!): RecordInput {
+  return { type: 'holding', chain: 'ethereum', address: holder.input, token_address: token, balance, updated_at: time };
+}
+
+/**
+ * An import of `groups` groups of 500 distinct records (the sink writes and hands over changes per
+ * 500 distinct keys) among `crowd`: each group writes every holding of the crowd and the same
+ * transactions again, with other balances and ends, so that rows written in one round change in
+ * later ones (holdings going to zero and back, transactions moving between addresses).
+ */
+function roundsImport(crowd: readonly TestAddress[], groups: number): RecordInput[] {
+  const records: RecordInput[] = [];
+  for (let group = 0; group < groups; group += 1) {
+    const time = TIMES[group % 3];
+    crowd.forEach((holder, index) => {
+      for (const token of TOKENS) {
+        const balance = (index + group) % 3 === 0 ? '0' : String(((index + 1) * 37 + group) % 1000);
+        records.push(holding(holder, token, balance, time));
+      }
+    });
+    for (let index = 0; records.length < (group + 1) * 500; index += 1) {
+      const from = crowd[(index + group * 5) % crowd.length]!;
+      const to = crowd[(index * 3 + group) % crowd.length]!;
+      records.push(transfer(`rounds-${index}`, from, to, time));
+    }
+  }
+  return records;
+}
 
 function parsed(addresses: readonly TestAddress[]): ParsedAddress[] {
   return addresses.map((a) => {
@@ -208,19 +253,6 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
     await reset();
     const [a, b] = [ADDRESSES[0]!, ADDRESSES[1]!];
     const alice = accountIds.get('alice')!;
-    const transfer = (id: string, from: TestAddress, to: TestAddress): RecordInput => ({
-      type: 'transaction',
-      id,
-      chain: 'ethereum',
-      token_address: '0',
-      from_address: from.input,
-      to_address: to.input,
-      value: '1',
-      tx_hash: '0x1',
-      block_number: 1,
-      block_hash: '0xb1',
-      block_time: TIMES[0]!,
-    });
     const steps: Step[] = [
       { kind: 'assign', account: 'alice', tag: 'alpha_tag', addresses: [a] },
       { kind: 'import', records: [transfer('pair-1', b, a), transfer('pair-2', a, b)] },
@@ -240,6 +272,61 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
       txn_count: 2,
     });
   });
+
+  it('count a big tag against few new counterparties, and an address with no row yet, exactly', async () => {
+    await reset();
+    const crowd = Array.from({ length: 14 }, (_v, index) => evmAddress(`aggregates-big-${index}`));
+    const [newcomer, stranger, quiet] = [
+      evmAddress('aggregates-newcomer'),
+      evmAddress('aggregates-stranger'),
+      evmAddress('aggregates-quiet'),
+    ];
+    await apply({
+      kind: 'import',
+      records: [
+        ...crowd.map((member, index) => transfer(`big-${index}`, member, crowd[(index + 1) % crowd.length]!)),
+        transfer('big-in', crowd[0]!, newcomer),
+        transfer('big-out', newcomer, crowd[5]!),
+        transfer('big-stranger', newcomer, stranger),
+        transfer('big-self', newcomer, newcomer),
+        holding(newcomer, TOKENS[1]!, '12'),
+      ],
+    });
+    const steps: Step[] = [
+      // A new tag: its first addresses are counted from their kept transaction counts.
+      { kind: 'assign', account: 'alice', tag: 'alpha_tag', addresses: crowd.slice(0, 7) },
+      // Members already: their other ends are looked up among the members.
+      { kind: 'assign', account: 'alice', tag: 'alpha_tag', addresses: crowd.slice(7) },
+      // Fourteen members against two counterparties: those are looked up, not the members read.
+      { kind: 'assign', account: 'alice', tag: 'alpha_tag', addresses: [newcomer, quiet] },
+      { kind: 'remove', account: 'alice', tag: 'alpha_tag', addresses: [newcomer, crowd[0]!] },
+      { kind: 'assign', account: 'alice', tag: 'alpha_tag', addresses: [newcomer, stranger] },
+      { kind: 'remove', account: 'alice', tag: 'alpha_tag', addresses: [...crowd, newcomer, stranger, quiet] },
+      { kind: 'assign', account: 'alice', tag: 'alpha_tag', addresses: [stranger, newcomer] },
+    ];
+    for (const s of steps) {
+      await apply(s);
+      await expectExact();
+    }
+  });
+
+  it('stay exact when an import updates them in many rounds', async () => {
+    await reset();
+    const crowd = Array.from({ length: 24 }, (_v, index) => evmAddress(`aggregates-rounds-${index}`));
+    const alice = accountIds.get('alice')!;
+    await tags.assign(alice, 'alpha_tag', parsed(crowd.slice(0, 10)));
+    await tags.assign(alice, 'beta_tag', parsed(crowd.slice(6, 16)));
+    const rounds = jest.spyOn(AggregateWrite.prototype, 'round');
+    try {
+      const report = await sink.write(oneBatch(roundsImport(crowd, 5)), { policy: 'whole-input', changesPerRound: 1 });
+      expect(report.committed).toBe(true);
+      // A round after each of the five groups of 500, and the last one before the commit.
+      expect(rounds).toHaveBeenCalledTimes(6);
+    } finally {
+      rounds.mockRestore();
+    }
+    await expectExact();
+  }, 120_000);
 
   it('stats verify reports no drift, then finds and repairs a changed aggregate', async () => {
     await reset();
@@ -317,6 +404,78 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
       const [row] = await db.query<{ n: number | string }>(sql`SELECT COUNT(*) AS n FROM transactions`);
       expect(Number(row!.n)).toBeGreaterThan(40);
     }, 120_000);
+  }
+
+  if (kind === 'postgres') {
+    it('stay exact when requests tag a new tag at once, other tags share addresses and an import runs rounds', async () => {
+      await reset();
+      const crowd = Array.from({ length: 48 }, (_v, index) => evmAddress(`aggregates-busy-${index}`));
+      const [alice, bob] = [accountIds.get('alice')!, accountIds.get('bob')!];
+      await sink.write(oneBatch(roundsImport(crowd, 2)), { policy: 'whole-input' });
+      for (let round = 0; round < 4; round += 1) {
+        const tag = `fresh_tag_${round}`;
+        const slice = (from: number, length: number) => parsed(crowd.slice(from, from + length));
+        const results = await Promise.allSettled([
+          // Four requests for a tag none of them finds: they queue on its creation, then on its row.
+          ...[0, 1, 2, 3].map((part) => tags.assign(alice, tag, slice(part * 12, 12))),
+          // Another account's tag over the same addresses: shared locks, no queue.
+          tags.assign(bob, 'beta_tag', slice((round * 11) % 36, 12)),
+          tags.removeFrom(bob, 'beta_tag', slice((round * 7) % 40, 8)).catch((error: unknown) => {
+            if (!(error instanceof ApiError) || error.code !== 'TAG_NOT_FOUND') throw error;
+          }),
+          sink.write(oneBatch(roundsImport(crowd, 3).slice(round * 100)), {
+            policy: 'whole-input',
+            changesPerRound: 1,
+          }),
+        ]);
+        expect(results.filter((result) => result.status === 'rejected')).toEqual([]);
+        expect(await findDrift(db)).toEqual([]);
+      }
+    }, 180_000);
+  }
+
+  if (kind === 'postgres') {
+    it('let a tag change go through between the rounds of an import that wrote to the tag', async () => {
+      await reset();
+      const [member, joiner] = [evmAddress('aggregates-member'), evmAddress('aggregates-joiner')];
+      const filler = Array.from({ length: 30 }, (_v, index) => evmAddress(`aggregates-filler-${index}`));
+      const alice = accountIds.get('alice')!;
+      await tags.assign(alice, 'alpha_tag', parsed([member]));
+      // A first group of 500 that writes to the tag's member only, then a group that reaches the joiner.
+      const records: RecordInput[] = [
+        holding(member, TOKENS[1]!, '5'),
+        ...Array.from({ length: 499 }, (_v, index) =>
+          transfer(`filler-${index}`, filler[index % 30]!, filler[(index * 7 + 1) % 30]!),
+        ),
+        holding(joiner, TOKENS[1]!, '7'),
+        transfer('member-joiner', member, joiner),
+      ];
+      let change: Promise<unknown> | undefined;
+      let settled = false;
+      const afterFirstGroup = async () => {
+        if (change !== undefined) return;
+        // The import holds the member's row now and has gathered the tag's part; the joiner it has not reached.
+        change = tags.assign(alice, 'alpha_tag', parsed([joiner])).finally(() => (settled = true));
+        for (let waited = 0; !settled && waited < 15_000; waited += 20) {
+          const [waiting] = await db.query<{ n: number | string }>(
+            sql`SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+          );
+          if (Number(waiting!.n) > 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        // Had the import locked the tag's row in that round, the change would wait for it here,
+        // holding the joiner's row that the import needs next: a deadlock.
+        expect(settled).toBe(true);
+      };
+      const report = await sink.write(oneBatch(records), {
+        policy: 'whole-input',
+        changesPerRound: 1,
+        hooks: [{ afterBatch: afterFirstGroup }],
+      });
+      expect(report.committed).toBe(true);
+      await change;
+      await expectExact();
+    }, 60_000);
   }
 
   it('keep the ndjson import exact too', async () => {

@@ -65,6 +65,24 @@ export function forUpdate(dialect: Dialect): SqlFragment {
   return raw(dialect === 'postgres' ? ' FOR UPDATE' : '');
 }
 
+/**
+ * Shared row lock for the rest of the transaction: others may share it, but nobody may update or
+ * lock the row for update meanwhile. SQLite's immediate transaction already excludes other writers.
+ */
+export function forShare(dialect: Dialect): SqlFragment {
+  return raw(dialect === 'postgres' ? ' FOR SHARE' : '');
+}
+
+/**
+ * `column` is one of the values `subquery` selects, looked up value by value. PostgreSQL is given
+ * the set as an array (`= ANY(ARRAY(…))`), which it can only look up in an index on `column`:
+ * written `IN (…)`, it may hash the set and read the whole table instead, which its default cost
+ * settings favour even for a few hundred values. SQLite looks `IN (…)` up value by value.
+ */
+export function lookedUpIn(dialect: Dialect, column: SqlFragment, subquery: SqlFragment): SqlFragment {
+  return dialect === 'postgres' ? sql`${column} = ANY(ARRAY(${subquery}))` : sql`${column} IN (${subquery})`;
+}
+
 /** Values as the drivers return them: pg gives Date for timestamptz and strings for bigint/numeric. */
 export function toIso(value: Date | string): string {
   return value instanceof Date ? value.toISOString() : new Date(value).toISOString();

@@ -2,8 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { Db, Sql } from '../../database/db.service';
 import { forUpdate, toIso } from '../../database/dialect';
 import { addressSet, addressSetInJoinOrder } from '../../database/address-sets';
-import { createTagStats, lockForMembershipChange, membersAdded, membersRemoved } from '../../database/aggregates';
-import { chunks, list, rows, sql } from '../../database/sql';
+import {
+  applyMembersPart,
+  createTagStats,
+  lockForMembershipChange,
+  type MembersPart,
+  readMembersPart,
+} from '../../database/aggregates';
+import { chunks, list, rows, sql, SqlFragment } from '../../database/sql';
 import { TagScope } from '../../core/tags/tag-scope';
 
 export interface TagSummaryRow {
@@ -40,8 +46,15 @@ export class TagsRepository {
    * writer can add a tag to these addresses between the count and the insert. On SQLite the
    * transaction is BEGIN IMMEDIATE and Db serialises writers, which gives the same guarantee.
    *
-   * The tag's kept aggregates follow in the same transaction (membersAdded), after the locks that
-   * order it with concurrent imports (src/database/aggregates.ts).
+   * The tag's kept aggregates follow in the same transaction (locking notes in
+   * src/database/aggregates.ts). The tag is created first, if it is new, so that concurrent
+   * requests creating it queue behind the first and then find its members. Then what the added
+   * addresses bring (readMembersPart: their holdings and transactions, the costly part) is read for
+   * the addresses that do not carry the tag yet, before the tracked_addresses rows and the tag's
+   * row are locked: a request holds the locks that others may wait for only while it checks the
+   * cap, checks the other ends of those transactions against the tag's members (applyMembersPart)
+   * and inserts. Should the addresses to add have changed by the time the locks are held (another
+   * request tagged some of them meanwhile), their part is read again.
    */
   async assign(
     accountId: number,
@@ -53,23 +66,30 @@ export class TagsRepository {
     const ordered = [...addresses].sort(binaryOrder);
     try {
       await this.db.transaction(async (tx) => {
+        let target: { id: number; part: MembersPart } | undefined;
+        if (tag !== undefined) {
+          const id = await createTag(tx, accountId, tag, now);
+          // Before any lock: a guess at the addresses to add, checked once the locks are held.
+          const before = await tagCounts(tx, accountId, ordered, id);
+          const untagged = ordered.filter((address) => !before.get(address)?.hasTag);
+          target = { id, part: await readMembersPart(tx, id, untagged) };
+        }
         await insertTracked(tx, accountId, ordered, now);
         await lockTracked(tx, accountId, ordered);
-        if (tag === undefined) return;
+        if (target === undefined) return;
 
-        const tagId = await this.existingTagId(tx, accountId, tag);
-        const counts = await tagCounts(tx, accountId, ordered, tagId);
+        const { id } = target;
+        const counts = await tagCounts(tx, accountId, ordered, id);
         const adding = ordered.filter((address) => !counts.get(address)?.hasTag);
         const overLimit = adding
           .map((address) => ({ address, tag_count: counts.get(address)?.count ?? 0 }))
           .filter((entry) => entry.tag_count >= cap);
-        // Thrown, not returned, so that the transaction rolls back the tracking rows added above.
+        // Thrown, not returned, so that the transaction rolls back the rows added above.
         if (overLimit.length > 0) throw new CapExceeded(overLimit);
         if (adding.length === 0) return;
 
-        const id = tagId ?? (await createTag(tx, accountId, tag, now));
-        await lockForMembershipChange(tx, id, adding);
-        await membersAdded(tx, id, adding);
+        const part = sameAddresses(target.part.addresses, adding) ? target.part : await readMembersPart(tx, id, adding);
+        await applyMembersPart(tx, id, part, 1);
         await insertMemberships(tx, id, accountId, adding, now);
         await membersChanged(tx, id, now);
       });
@@ -92,7 +112,8 @@ export class TagsRepository {
         removed.push(...deleted.map((row) => row.address));
       }
       if (removed.length === 0) return 0;
-      await membersRemoved(tx, tagId, removed);
+      // Read under the tag's lock: only now is it known which of the addresses were members.
+      await applyMembersPart(tx, tagId, await readMembersPart(tx, tagId, removed), -1);
       await membersChanged(tx, tagId, now);
       return removed.length;
     });
@@ -103,7 +124,7 @@ export class TagsRepository {
     return this.db.transaction(async (tx) => {
       for (const chunk of chunks(addresses)) {
         await tx.execute(
-          sql`DELETE FROM tracked_addresses WHERE account_id = ${accountId} AND address IN (${list(chunk)})
+          sql`DELETE FROM tracked_addresses WHERE account_id = ${accountKey(accountId)} AND address IN (${list(chunk)})
            AND NOT EXISTS (SELECT 1 FROM address_tags a WHERE a.account_id = tracked_addresses.account_id
                            AND a.address = tracked_addresses.address)`,
         );
@@ -165,7 +186,7 @@ export class TagsRepository {
         sql`SELECT tr.address, t.name FROM tracked_addresses tr
          LEFT JOIN address_tags a ON a.account_id = tr.account_id AND a.address = tr.address
          LEFT JOIN tags t ON t.id = a.tag_id
-         WHERE tr.account_id = ${accountId} AND tr.address IN (${list(chunk)})`,
+         WHERE tr.account_id = ${accountKey(accountId)} AND tr.address IN (${list(chunk)})`,
       );
       for (const row of found) {
         const tags = result.get(row.address) ?? [];
@@ -175,13 +196,6 @@ export class TagsRepository {
     }
     for (const [address, tags] of result) result.set(address, tags.length === 0 ? ['0'] : tags.sort(binaryOrder));
     return result;
-  }
-
-  private async existingTagId(tx: Sql, accountId: number, name: string): Promise<number | undefined> {
-    const found = await tx.query<{ id: number | string }>(
-      sql`SELECT id FROM tags WHERE account_id = ${accountId} AND name = ${name}`,
-    );
-    return found[0] === undefined ? undefined : Number(found[0].id);
   }
 }
 
@@ -194,6 +208,24 @@ class CapExceeded extends Error {
 /** Binary (code unit) order, the order both databases use for these columns. */
 export function binaryOrder(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * The account id for a lookup of some of its addresses (`account_id = … AND address IN (…)`), as
+ * a value the planner does not see when it estimates. PostgreSQL's statistics on `account_id` lag
+ * behind an account that has just tracked many addresses: until the next ANALYZE a new account is
+ * not among the column's common values and its rows are estimated at one. It then read all of the
+ * account's rows instead of looking the addresses up, and when that was the inner side of a join,
+ * once per address: 23 s for 500 addresses of a 70,000-address account (tagsOf). Unseen, the value
+ * is estimated as an average account, and the addresses are looked up: 5 ms.
+ */
+function accountKey(accountId: number): SqlFragment {
+  return sql`(SELECT CAST(${accountId} AS BIGINT))`;
+}
+
+/** Both in binary order. */
+function sameAddresses(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((address, index) => address === b[index]);
 }
 
 /** Every change to a tag's addresses moves its `updated_at` and revision on. */
@@ -213,7 +245,7 @@ async function insertTracked(tx: Sql, accountId: number, ordered: readonly strin
 async function lockTracked(tx: Sql, accountId: number, ordered: readonly string[]): Promise<void> {
   for (const chunk of chunks(ordered)) {
     await tx.query(
-      sql`SELECT address FROM tracked_addresses WHERE account_id = ${accountId} AND address IN (${list(chunk)})
+      sql`SELECT address FROM tracked_addresses WHERE account_id = ${accountKey(accountId)} AND address IN (${list(chunk)})
        ORDER BY address${forUpdate(tx.dialect)}`,
     );
   }
@@ -223,27 +255,42 @@ async function tagCounts(
   tx: Sql,
   accountId: number,
   ordered: readonly string[],
-  tagId: number | undefined,
+  tagId: number,
 ): Promise<Map<string, { count: number; hasTag: boolean }>> {
   const counts = new Map<string, { count: number; hasTag: boolean }>();
   for (const chunk of chunks(ordered)) {
     const found = await tx.query<{ address: string; n: number | string; has_tag: number | string }>(
-      sql`SELECT address, COUNT(*) AS n, SUM(CASE WHEN tag_id = ${tagId ?? -1} THEN 1 ELSE 0 END) AS has_tag
-       FROM address_tags WHERE account_id = ${accountId} AND address IN (${list(chunk)}) GROUP BY address`,
+      sql`SELECT address, COUNT(*) AS n, SUM(CASE WHEN tag_id = ${tagId} THEN 1 ELSE 0 END) AS has_tag
+       FROM address_tags WHERE account_id = ${accountKey(accountId)} AND address IN (${list(chunk)}) GROUP BY address`,
     );
     for (const row of found) counts.set(row.address, { count: Number(row.n), hasTag: Number(row.has_tag) > 0 });
   }
   return counts;
 }
 
+/**
+ * The tag's id, creating it (and its empty aggregates) unless another request has meanwhile. DO
+ * NOTHING, not DO UPDATE: an upsert that finds the row locks it as for an update, which blocks the
+ * foreign-key checks of every other request inserting the tag's memberships, and this request
+ * then waits for the tag's aggregates row that one of those holds: a deadlock.
+ */
 async function createTag(tx: Sql, accountId: number, name: string, now: string): Promise<number> {
-  const created = await tx.query<{ id: number | string }>(
-    sql`INSERT INTO tags (account_id, name, created_at, updated_at) VALUES (${accountId}, ${name}, ${now}, ${now})
-     ON CONFLICT (account_id, name) DO UPDATE SET name = excluded.name RETURNING id`,
-  );
-  const id = Number(created[0]!.id);
-  await createTagStats(tx, id);
-  return id;
+  // Each turn either creates the tag or finds it; it goes round again only if the tag that stood in
+  // the way was deleted before it could be read.
+  for (;;) {
+    const [created] = await tx.query<{ id: number | string }>(
+      sql`INSERT INTO tags (account_id, name, created_at, updated_at) VALUES (${accountId}, ${name}, ${now}, ${now})
+       ON CONFLICT (account_id, name) DO NOTHING RETURNING id`,
+    );
+    if (created !== undefined) {
+      await createTagStats(tx, Number(created.id));
+      return Number(created.id);
+    }
+    const [existing] = await tx.query<{ id: number | string }>(
+      sql`SELECT id FROM tags WHERE account_id = ${accountId} AND name = ${name}`,
+    );
+    if (existing !== undefined) return Number(existing.id);
+  }
 }
 
 async function insertMemberships(

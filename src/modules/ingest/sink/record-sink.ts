@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Db, Sql } from '../../../database/db.service';
-import { applyDataChanges, HoldingChange, TransferChange } from '../../../database/aggregates';
+import { AggregateWrite, HoldingChange, TransferChange } from '../../../database/aggregates';
 import { ROWS_PER_STATEMENT } from '../../../database/sql';
 import type { ChainId } from '../../../core/chains/chain-ids';
 import type { HoldingInput } from '../../../core/records/record-input';
@@ -30,6 +30,11 @@ export interface SinkOptions extends RunOptions {
   policy: CommitPolicy;
   /** Run in each write transaction after the kept aggregates are updated, in this order. */
   hooks?: readonly WriteHook[];
+  /**
+   * How many written rows' changes are gathered before the addresses' kept aggregates are updated
+   * within one transaction; CHANGES_PER_ROUND unless given (tests give fewer, to cross it often).
+   */
+  changesPerRound?: number;
 }
 
 /** Thrown inside a whole-input transaction to roll it back when invalid records forbid the commit. */
@@ -51,10 +56,13 @@ export class RecordSink {
 
   async write(source: RecordSource, options: SinkOptions): Promise<SinkReport> {
     const run = new SinkRun(options);
-    const hooks = options.hooks ?? [];
+    const writing: Writing = {
+      hooks: options.hooks ?? [],
+      changesPerRound: options.changesPerRound ?? CHANGES_PER_ROUND,
+    };
     return options.policy === 'whole-input'
-      ? this.writeWholeInput(source, run, hooks)
-      : this.writePerBatch(source, run, hooks);
+      ? this.writeWholeInput(source, run, writing)
+      : this.writePerBatch(source, run, writing);
   }
 
   /**
@@ -64,7 +72,12 @@ export class RecordSink {
    * last (where a follower moves its position back). Throws, writing nothing, when a holding is
    * invalid.
    */
-  async rewind(chain: ChainId, block: bigint, holdings: readonly HoldingInput[], hooks: readonly WriteHook[] = []): Promise<void> {
+  async rewind(
+    chain: ChainId,
+    block: bigint,
+    holdings: readonly HoldingInput[],
+    hooks: readonly WriteHook[] = [],
+  ): Promise<void> {
     await this.db.transaction(async (tx) => {
       const validator = new RecordValidator(await this.repository.loadCatalog(tx), new Date().toISOString() as Instant);
       const checked: HoldingRecord[] = [];
@@ -76,12 +89,14 @@ export class RecordSink {
       }
       const transfers = await this.repository.deleteTransactionsAbove(tx, chain, block);
       const changes = await this.repository.replaceHoldings(tx, checked);
-      await applyDataChanges(tx, changes, transfers);
+      const aggregates = new AggregateWrite();
+      await aggregates.round(tx, changes, transfers);
+      await aggregates.finish(tx);
       for (const hook of hooks) await hook.beforeCommit?.(tx);
     });
   }
 
-  private async writeWholeInput(source: RecordSource, run: SinkRun, hooks: readonly WriteHook[]): Promise<SinkReport> {
+  private async writeWholeInput(source: RecordSource, run: SinkRun, writing: Writing): Promise<SinkReport> {
     let failure: { error: unknown } | undefined;
     try {
       await this.db.transaction(async (tx) => {
@@ -89,7 +104,7 @@ export class RecordSink {
         // deadlock victim), it fails as the first attempt did rather than commit the input's rest.
         if (failure !== undefined) throw failure.error;
         try {
-          await this.consumeWholeInput(tx, source, run, hooks);
+          await this.consumeWholeInput(tx, source, run, writing);
         } catch (error) {
           failure = { error };
           throw error;
@@ -107,15 +122,10 @@ export class RecordSink {
    * Validates record after record and hands a batch to the writer whenever ROWS_PER_STATEMENT are
    * waiting; the writer writes it while the next one is read and checked.
    */
-  private async consumeWholeInput(
-    tx: Sql,
-    source: RecordSource,
-    run: SinkRun,
-    hooks: readonly WriteHook[],
-  ): Promise<void> {
+  private async consumeWholeInput(tx: Sql, source: RecordSource, run: SinkRun, writing: Writing): Promise<void> {
     const validator = new RecordValidator(await this.repository.loadCatalog(tx), run.startedAt);
-    const changes = new PendingChanges();
-    const writer = new BatchWriter<PendingWrites>((pending) => this.writeRecords(tx, pending, hooks, changes));
+    const changes = new PendingChanges(writing.changesPerRound);
+    const writer = new BatchWriter<PendingWrites>((pending) => this.writeRecords(tx, pending, writing, changes));
     try {
       let pending = new PendingWrites();
       for await (const batch of source) {
@@ -140,17 +150,17 @@ export class RecordSink {
       if (!run.writing) throw new RolledBack();
       if (pending.size > 0) await writer.submit(pending);
       await writer.finished();
-      await changes.apply(tx);
-      for (const hook of hooks) await hook.beforeCommit?.(tx);
+      await changes.finish(tx);
+      for (const hook of writing.hooks) await hook.beforeCommit?.(tx);
     } finally {
       // Whatever went wrong, no write may still be running when the transaction ends.
       await writer.settled();
     }
   }
 
-  private async writePerBatch(source: RecordSource, run: SinkRun, hooks: readonly WriteHook[]): Promise<SinkReport> {
+  private async writePerBatch(source: RecordSource, run: SinkRun, writing: Writing): Promise<SinkReport> {
     for await (const batch of source) {
-      const outcome = await this.db.transaction((tx) => this.writeOneBatch(tx, batch, run, hooks));
+      const outcome = await this.db.transaction((tx) => this.writeOneBatch(tx, batch, run, writing));
       run.add(outcome.tally);
       if (outcome.written) run.committed();
       run.read(lastPosition(batch));
@@ -164,7 +174,7 @@ export class RecordSink {
     tx: Sql,
     batch: SourceBatch,
     run: SinkRun,
-    hooks: readonly WriteHook[],
+    writing: Writing,
   ): Promise<{ tally: BatchTally; written: boolean }> {
     // Read again in every transaction, so that the checks see what other writers committed since.
     const validator = new RecordValidator(await this.repository.loadCatalog(tx), run.startedAt);
@@ -180,10 +190,10 @@ export class RecordSink {
       }
     }
     if (tally.problems.length > 0 && !run.skipInvalid) return { tally, written: false };
-    const changes = new PendingChanges();
-    await this.writeRecords(tx, pending, hooks, changes);
-    await changes.apply(tx);
-    for (const hook of hooks) await hook.beforeCommit?.(tx);
+    const changes = new PendingChanges(writing.changesPerRound);
+    await this.writeRecords(tx, pending, writing, changes);
+    await changes.finish(tx);
+    for (const hook of writing.hooks) await hook.beforeCommit?.(tx);
     return { tally, written: true };
   }
 
@@ -195,7 +205,7 @@ export class RecordSink {
   private async writeRecords(
     tx: Sql,
     pending: PendingWrites,
-    hooks: readonly WriteHook[],
+    writing: Writing,
     changes: PendingChanges,
   ): Promise<void> {
     const records = pending.records();
@@ -206,40 +216,56 @@ export class RecordSink {
       await this.repository.upsertHoldings(tx, records.holdings),
       await this.repository.upsertTransactions(tx, records.transactions),
     );
-    if (changes.size >= CHANGES_PER_APPLY) await changes.apply(tx);
-    for (const hook of hooks) await hook.afterBatch?.(tx, records);
+    await changes.maybeRound(tx);
+    for (const hook of writing.hooks) await hook.afterBatch?.(tx, records);
   }
 }
 
+/** What every write transaction of one run is given. */
+interface Writing {
+  hooks: readonly WriteHook[];
+  changesPerRound: number;
+}
+
 /**
- * How many written rows' changes are gathered before the kept aggregates are updated. A busy
- * address is in most batches of an import, and PostgreSQL keeps every version of a row that one
- * transaction updates until it commits, so updating its aggregate row once per 500-row batch made
- * each update slower than the last; gathered, the row is updated once per this many changes.
- * Bounded, so an import's memory still does not grow with the file.
+ * How many written rows' changes are gathered before the kept aggregates of their addresses are
+ * updated (one round; the tags' and tokens' rows are updated once, before the commit: see
+ * AggregateWrite). A busy address is in most batches of an import, and PostgreSQL keeps every
+ * version of a row that one transaction updates until it commits, so updating its aggregate row
+ * once per 500-row batch made each update slower than the last; gathered, the row is updated once
+ * per this many changes. Bounded, so an import's memory still does not grow with the file.
  */
-const CHANGES_PER_APPLY = 50_000;
+export const CHANGES_PER_ROUND = 50_000;
 
 /** Changes written in the transaction and not yet added to the kept aggregates. */
 class PendingChanges {
   private holdings: HoldingChange[] = [];
   private transfers: TransferChange[] = [];
+  private readonly aggregates = new AggregateWrite();
 
-  get size(): number {
-    return this.holdings.length + this.transfers.length;
-  }
+  constructor(private readonly changesPerRound: number) {}
 
   add(holdings: readonly HoldingChange[], transfers: readonly TransferChange[]): void {
     for (const change of holdings) this.holdings.push(change);
     for (const change of transfers) this.transfers.push(change);
   }
 
-  /** Before the transaction commits; also whenever CHANGES_PER_APPLY have gathered. */
-  async apply(tx: Sql): Promise<void> {
+  /** A round of the addresses' aggregates once enough changes have gathered. */
+  async maybeRound(tx: Sql): Promise<void> {
+    if (this.holdings.length + this.transfers.length >= this.changesPerRound) await this.round(tx);
+  }
+
+  /** The last round, then the tags' and tokens' aggregates: just before the transaction commits. */
+  async finish(tx: Sql): Promise<void> {
+    await this.round(tx);
+    await this.aggregates.finish(tx);
+  }
+
+  private async round(tx: Sql): Promise<void> {
     const [holdings, transfers] = [this.holdings, this.transfers];
     this.holdings = [];
     this.transfers = [];
-    await applyDataChanges(tx, holdings, transfers);
+    await this.aggregates.round(tx, holdings, transfers);
   }
 }
 
