@@ -259,8 +259,7 @@ export interface MembersPart {
 
 /**
  * Takes a shared lock on the addresses' address_stats rows (creating empty ones), then reads their
- * part for the tag (`undefined`: a tag not created yet). Costs in proportion to their holdings and
- * transactions, not to the tag's size.
+ * part for the tag. Costs in proportion to their holdings and transactions, not to the tag's size.
  *
  * When the tag has no members, the addresses' transactions (each once) are the sum of their kept
  * txn_count (exact: the rows are locked against data writes) less the transactions between two of
@@ -270,11 +269,7 @@ export interface MembersPart {
  * read grouped by their other end (byOtherEnd), so that under the tag's lock only those other ends
  * are looked up among the members.
  */
-export async function readMembersPart(
-  tx: Sql,
-  tagId: number | undefined,
-  addresses: readonly string[],
-): Promise<MembersPart> {
+export async function readMembersPart(tx: Sql, tagId: number, addresses: readonly string[]): Promise<MembersPart> {
   const ordered = [...new Set(addresses)].sort(binaryOrder);
   const txnCounts = await shareAddressRows(tx, ordered);
   const held = new Map<string, { chain: string; token_address: string; count: number; balance: bigint }>();
@@ -297,7 +292,7 @@ export async function readMembersPart(
       (a, b) => binaryOrder(a.chain, b.chain) || binaryOrder(a.token_address, b.token_address),
     ),
   };
-  if (tagId !== undefined && (await hasMembers(tx, tagId))) return { ...part, ...(await byOtherEnd(tx, ordered)) };
+  if (await hasMembers(tx, tagId)) return { ...part, ...(await byOtherEnd(tx, ordered)) };
   // An address without transactions is an end of none.
   const active = ordered.filter((address) => (txnCounts.get(address) ?? 0) > 0);
   const ends = active.reduce((sum, address) => sum + txnCounts.get(address)!, 0);
