@@ -167,12 +167,13 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
 
   // The tracked addresses are taken in while the chain is short, so that the catch-up below is
   // following alone.
+  const setupStartedAt = new Date();
   const setup = await startTracked(() =>
     startService(compiled().main, { ...serviceOptions, logFile: join(RESULTS_DIR, `follow-${kind}-setup.log`) }),
   );
   const tagging = await postTags(setup.port, key, trackedTags);
   log(`${kind}: tagged ${tagging.addresses} addresses in ${tagging.seconds.toFixed(1)} s; waiting for the follower`);
-  await waitSynced(setup.port, headers, anvil, 600_000);
+  await waitSynced(setup.port, headers, anvil, 600_000, setupStartedAt);
   await stopTracked(setup);
 
   const before = await anvil.head();
@@ -200,6 +201,7 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
     : undefined;
   if (profileDir !== undefined) mkdirSync(profileDir, { recursive: true });
   const spawnedAt = performance.now();
+  const serviceStartedAt = new Date();
   const service = await startTracked(() =>
     startService(compiled().main, {
       ...serviceOptions,
@@ -210,7 +212,7 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
   const healthyAt = performance.now();
   const rss = sampleRss(service);
   cleanups.push(() => rss.stop());
-  const synced = await waitSynced(service.port, headers, anvil, 1_800_000);
+  const synced = await waitSynced(service.port, headers, anvil, 1_800_000, serviceStartedAt);
   const followingSeconds = (synced.at - synced.firstSample.at) / 1000;
   const followedBlocks = Number(head - synced.firstSample.indexed);
   const catchUp = {
@@ -235,7 +237,7 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
   // Backfill: the late addresses' history is in the blocks already followed.
   const backfillStarted = performance.now();
   await postTags(service.port, key, lateTags);
-  const backfilled = await waitSynced(service.port, headers, anvil, 1_800_000);
+  const backfilled = await waitSynced(service.port, headers, anvil, 1_800_000, serviceStartedAt);
   const counts = await checkCounts(service.port, headers, pool.late, traffic.perAddress);
   const backfill = {
     addresses: pool.late.length,
@@ -259,7 +261,7 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
   );
 
   const api = await measureApi(service, headers, traffic, settings, [...trackedTags, ...lateTags]);
-  await waitSynced(service.port, headers, anvil, 600_000);
+  await waitSynced(service.port, headers, anvil, 600_000, serviceStartedAt);
   const memory = service.memory();
   rss.stop();
   await stopTracked(service);
@@ -359,6 +361,7 @@ interface SyncRow {
   head_block: string | null;
   indexed_block: string | null;
   error: string | null;
+  updated_at: string | null;
 }
 
 async function ethereumSync(port: number, headers: Record<string, string>): Promise<SyncRow> {
@@ -370,13 +373,17 @@ async function ethereumSync(port: number, headers: Record<string, string>): Prom
 
 /**
  * Polls GET /v2/sync until it says synced with the node's head indexed; returns when that was
- * seen and the first answer (when, and the block indexed then). An `error` status stops the run.
+ * seen and the first answer (when, and the block indexed then). An `error` reported by the
+ * follower stops the run; an error row older than the server (the chain was left unfollowed while
+ * the blocks were made) is the previous process's silence, and the new process's first report
+ * replaces it.
  */
 async function waitSynced(
   port: number,
   headers: Record<string, string>,
   anvil: Anvil,
   timeoutMs: number,
+  serverStartedAt: Date,
 ): Promise<{ at: number; firstSample: { at: number; indexed: bigint } }> {
   const deadline = performance.now() + timeoutMs;
   let firstSample: { at: number; indexed: bigint } | undefined;
@@ -386,7 +393,10 @@ async function waitSynced(
     const at = performance.now();
     last = row;
     firstSample ??= { at, indexed: BigInt(row.indexed_block ?? '0') };
-    if (row.status === 'error') throw new Error(`the follower reports an error: ${row.error}`);
+    const reported = row.updated_at === null ? undefined : new Date(row.updated_at);
+    if (row.status === 'error' && reported !== undefined && reported >= serverStartedAt) {
+      throw new Error(`the follower reports an error: ${row.error}`);
+    }
     if (row.status === 'synced' && row.indexed_block === head.toString()) return { at, firstSample };
     await sleep(SYNC_POLL_MS);
   }
