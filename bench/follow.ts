@@ -48,7 +48,7 @@ import {
   LoadEndpoint,
 } from './lib/follow-report';
 import { drive, LoadResult } from './lib/load';
-import { buildService, ROOT, Server, sleep, startService, statsVerify } from './lib/processes';
+import { buildService, memoryOf, ROOT, Server, sleep, startService, statsVerify } from './lib/processes';
 
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
 const ACCOUNT = 'bench';
@@ -56,7 +56,14 @@ const PER_TAG = 100;
 const TAG_CONCURRENCY = 4;
 const SYNC_POLL_MS = 100;
 const VISIBLE_POLL_MS = 20;
+/** How long the follower may report an error without the run stopping. */
+const LASTING_FAILURE_MS = 60_000;
+
+/** Errors the follower reported in /v2/sync during the run (it retries by itself). */
+const followerErrors: string[] = [];
 const ADDRESS_PATHS = 1000;
+/** States anvil keeps beyond the blocks made: the few blocks made before them, and some slack. */
+const KEPT_STATES_MARGIN = 100;
 
 interface Settings {
   blocks: number;
@@ -64,6 +71,7 @@ interface Settings {
   addresses: number;
   late: number;
   untracked: number;
+  senders: number;
   samples: number;
   seconds: number;
   warmup: number;
@@ -129,6 +137,7 @@ async function main(): Promise<void> {
       loadAverageAfter: Number(loadavg()[0]!.toFixed(2)),
     },
     settings: { ...settings },
+    followerErrors,
     runs,
     targets: targetsOf(runs),
   };
@@ -140,7 +149,9 @@ async function main(): Promise<void> {
 /** The whole scenario on one database, with its own anvil. */
 async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster | undefined): Promise<FollowFigures> {
   log(`${kind}: starting anvil and deploying the test tokens`);
-  const anvil = await startAnvil({ chainId: 1 });
+  // The catch-up reads balances at blocks up to `blocks` behind the head: their states are kept in
+  // memory, as a node serving that history at speed would (see bench/README.md).
+  const anvil = await startAnvil({ chainId: 1, keepStates: settings.blocks + KEPT_STATES_MARGIN });
   cleanups.push(() => anvil.stop());
   const tokens: string[] = [];
   for (const [index, symbol] of ['BUSD', 'BETH', 'BDAI'].entries()) {
@@ -149,7 +160,7 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
   await anvil.setAutomine(false);
   const pool = addressPool(settings);
   const traffic = new Traffic(anvil.url, pool, tokens, settings.seed);
-  log(`${kind}: giving ${pool.tracked.length + pool.untracked.length} senders ether and tokens`);
+  log(`${kind}: giving ${pool.senders.length} senders ether and tokens`);
   await traffic.fund();
 
   const databaseUrl = await freshDatabase(kind, cluster);
@@ -263,6 +274,7 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
   const api = await measureApi(service, headers, traffic, settings, [...trackedTags, ...lateTags]);
   await waitSynced(service.port, headers, anvil, 600_000, serviceStartedAt);
   const memory = service.memory();
+  const anvilMemory = anvil.pid === undefined ? undefined : memoryOf(anvil.pid);
   rss.stop();
   await stopTracked(service);
 
@@ -287,6 +299,7 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
     latency,
     api,
     rss: { peakSampledMb: rss.peak(), highWaterMb: memory.peakMb, atEndMb: memory.rssMb },
+    anvilRss: { highWaterMb: anvilMemory?.peakMb ?? NaN, atEndMb: anvilMemory?.rssMb ?? NaN },
     correctness: {
       statsVerifyExact: verify.exact,
       drift: verify.drift,
@@ -301,11 +314,14 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
 function addressPool(settings: Settings): AddressPool {
   const tracked = derivedAddresses(settings.seed, 'tracked', settings.addresses);
   const probes = tracked.splice(0, Math.min(settings.samples, Math.floor(settings.addresses / 2)));
+  const untracked = derivedAddresses(settings.seed, 'untracked', settings.untracked);
+  const half = Math.ceil(settings.senders / 2);
   return {
     tracked,
     probes,
     late: derivedAddresses(settings.seed, 'late', settings.late),
-    untracked: derivedAddresses(settings.seed, 'untracked', settings.untracked),
+    untracked,
+    senders: [...tracked.slice(0, half), ...untracked.slice(0, settings.senders - half)],
   };
 }
 
@@ -373,10 +389,10 @@ async function ethereumSync(port: number, headers: Record<string, string>): Prom
 
 /**
  * Polls GET /v2/sync until it says synced with the node's head indexed; returns when that was
- * seen and the first answer (when, and the block indexed then). An `error` reported by the
- * follower stops the run; an error row older than the server (the chain was left unfollowed while
- * the blocks were made) is the previous process's silence, and the new process's first report
- * replaces it.
+ * seen and the first answer (when, and the block indexed then). An error the follower reports
+ * is noted (followerErrors), and stops the run when it lasts; an error row older than the server
+ * (the chain was left unfollowed while the blocks were made) is the previous process's silence,
+ * which the new process's first report replaces.
  */
 async function waitSynced(
   port: number,
@@ -388,6 +404,7 @@ async function waitSynced(
   const deadline = performance.now() + timeoutMs;
   let firstSample: { at: number; indexed: bigint } | undefined;
   let last: SyncRow | undefined;
+  let failingSince: number | undefined;
   while (performance.now() < deadline) {
     const [row, head] = await Promise.all([ethereumSync(port, headers), anvil.head()]);
     const at = performance.now();
@@ -395,7 +412,15 @@ async function waitSynced(
     firstSample ??= { at, indexed: BigInt(row.indexed_block ?? '0') };
     const reported = row.updated_at === null ? undefined : new Date(row.updated_at);
     if (row.status === 'error' && reported !== undefined && reported >= serverStartedAt) {
-      throw new Error(`the follower reports an error: ${row.error}`);
+      // The follower retries by itself: a failure it gets over is noted, one that lasts stops the run.
+      if (row.error !== null && !followerErrors.includes(row.error)) {
+        followerErrors.push(row.error);
+        log(`  the follower reports: ${row.error}`);
+      }
+      failingSince ??= at;
+      if (at - failingSince > LASTING_FAILURE_MS) throw new Error(`the follower keeps failing: ${row.error}`);
+    } else {
+      failingSince = undefined;
     }
     if (row.status === 'synced' && row.indexed_block === head.toString()) return { at, firstSample };
     await sleep(SYNC_POLL_MS);
@@ -724,7 +749,8 @@ function parseArguments(argv: readonly string[]): Settings {
     perBlock: 50,
     addresses: 10_000,
     late: 1000,
-    untracked: 10_000,
+    untracked: 2000,
+    senders: 2000,
     samples: 50,
     seconds: 10,
     warmup: 3,
@@ -762,6 +788,9 @@ function parseArguments(argv: readonly string[]): Settings {
         break;
       case '--untracked':
         settings.untracked = count(1);
+        break;
+      case '--senders':
+        settings.senders = count(2);
         break;
       case '--samples':
         settings.samples = count(1);

@@ -79,15 +79,17 @@ export function derivedAddresses(seed: string, label: string, count: number): st
 
 /** The address groups of the bench. */
 export interface AddressPool {
-  /** Tagged before the blocks are made; sends and receives. */
+  /** Tagged before the blocks are made; receive, and some of them send. */
   tracked: string[];
   /** Tagged with `tracked` but left out of the random transfers: each receives one transfer while
    *  the head latency is measured, so its first transaction is the one waited for. */
   probes: string[];
   /** Receive transfers in the blocks, and are tagged only afterwards (the backfill). */
   late: string[];
-  /** Never tagged; send and receive. */
+  /** Never tagged; receive, and some of them send. */
   untracked: string[];
+  /** The addresses that send: some tracked, some untracked. Only they are funded. */
+  senders: string[];
 }
 
 /** A transfer to make: native (`token` undefined) or of an ERC-20 token. */
@@ -114,7 +116,6 @@ const SENDER_TOKENS = 10n ** 36n;
 export class Traffic {
   private readonly random: () => number;
   private readonly nonces = new Map<string, number>();
-  private readonly senders: string[];
   private readonly recipients: { list: string[]; weight: number }[];
   private readonly tracked: Set<string>;
   private readonly late: Set<string>;
@@ -131,7 +132,6 @@ export class Traffic {
     seed: string,
   ) {
     this.random = seededRandom(seed);
-    this.senders = [...pool.tracked, ...pool.untracked];
     const groups = [
       { list: pool.tracked, weight: 0.4 },
       { list: pool.untracked, weight: 0.4 },
@@ -146,7 +146,7 @@ export class Traffic {
   /** Gives every sender ether and a balance of each token, without transactions; mines one block. */
   async fund(): Promise<void> {
     const calls: RpcCall[] = [['anvil_autoImpersonateAccount', [true]]];
-    for (const address of this.senders) {
+    for (const address of this.pool.senders) {
       calls.push(['anvil_setBalance', [address, toHex(SENDER_WEI)]]);
       for (const token of this.tokens) {
         calls.push(['anvil_setStorageAt', [token, balanceSlot(address), toHex(SENDER_TOKENS, { size: 32 })]]);
@@ -161,7 +161,7 @@ export class Traffic {
         [
           {
             to: this.tokens[0],
-            data: encodeFunctionData({ abi: testTokenAbi, functionName: 'balanceOf', args: [this.senders[0]] }),
+            data: encodeFunctionData({ abi: testTokenAbi, functionName: 'balanceOf', args: [this.pool.senders[0]] }),
           },
           'latest',
         ],
@@ -178,7 +178,7 @@ export class Traffic {
 
   /** A transfer to `to` from a random sender, native or of a token as asked. */
   transferTo(to: string, token: string | undefined): PlannedTransfer {
-    return { from: this.pick(this.senders), to, token, amount: this.amount(token) };
+    return { from: this.pick(this.pool.senders), to, token, amount: this.amount(token) };
   }
 
   /**
@@ -216,7 +216,7 @@ export class Traffic {
   }
 
   private randomTransfer(): PlannedTransfer {
-    const from = this.pick(this.senders);
+    const from = this.pick(this.pool.senders);
     let to = from;
     while (to === from) to = this.pick(this.pickWeighted());
     const token = this.random() < 0.5 ? undefined : this.pick(this.tokens);

@@ -56,6 +56,8 @@ export interface FollowFigures {
   };
   /** Of the server process that followed, in MiB. */
   rss: { peakSampledMb: number; highWaterMb: number; atEndMb: number };
+  /** Of anvil, in MiB: it keeps the state of every recent block in memory. */
+  anvilRss: { highWaterMb: number; atEndMb: number };
   correctness: {
     statsVerifyExact: boolean;
     drift: Record<string, number>;
@@ -78,6 +80,8 @@ export interface FollowResults {
   wallSeconds: number;
   machine: Record<string, string | number>;
   settings: Record<string, unknown>;
+  /** Errors the follower reported in /v2/sync and got over (it retries by itself). */
+  followerErrors: string[];
   runs: Partial<Record<DatabaseKind, FollowFigures>>;
   targets: FollowTarget[];
 }
@@ -140,6 +144,7 @@ export function formatFollowResults(results: FollowResults): string {
           `peak ${number(rss.highWaterMb)} MiB (VmHWM; sampled max ${number(rss.peakSampledMb)}), ` +
             `${number(rss.atEndMb)} MiB at the end`,
         ],
+        ['anvil RSS', `peak ${number(run.anvilRss.highWaterMb)} MiB, ${number(run.anvilRss.atEndMb)} MiB at the end`],
         [
           'correctness',
           `stats verify ${correctness.statsVerifyExact ? 'exact' : `DRIFT ${JSON.stringify(correctness.drift)}`}; ` +
@@ -167,6 +172,8 @@ export function formatFollowResults(results: FollowResults): string {
     );
   }
   parts.push(
+    '',
+    `errors the follower reported and got over: ${results.followerErrors.length === 0 ? 'none' : results.followerErrors.join(' | ')}`,
     '',
     'targets',
     table(

@@ -156,7 +156,8 @@ async function stopChild(child: ChildProcess, exited: Promise<number | null>, pr
   clearTimeout(timer);
 }
 
-function memoryOf(pid: number): { rssMb: number; peakMb: number } {
+/** Resident set size of a process now and its peak so far, in MiB (Linux /proc). */
+export function memoryOf(pid: number): { rssMb: number; peakMb: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
   return { rssMb: kib('VmRSS') / 1024, peakMb: kib('VmHWM') / 1024 };
