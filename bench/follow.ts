@@ -13,8 +13,8 @@
  *    synced again and checks each late address's transaction count through the API.
  * 6. Head latency: blocks with a transfer to an idle tracked address, one at a time; from the
  *    moment anvil has mined the block to the transfer being listed by GET /v2/transactions.
- * 7. API under load: autocannon on four endpoints idle, then while a block of transfers is mined
- *    every FOLLOW_INTERVAL_MS.
+ * 7. API under load: autocannon on four endpoints idle, and while a block of transfers is mined
+ *    every FOLLOW_INTERVAL_MS (windows in the order idle, following, following, idle).
  * 8. Correctness: `stats verify` on the database, and the transactions recorded against the
  *    transfers counted while making them.
  *
@@ -28,7 +28,7 @@
  * Nothing here runs in `npm test`.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -39,6 +39,7 @@ import { PgCluster, startCluster, stopCluster } from '../test/support/pg-cluster
 import { deployTestToken } from '../test/support/test-token';
 import { AddressPool, derivedAddresses, PlannedTransfer, seededRandom, Traffic } from './lib/chain-traffic';
 import {
+  CpuSeconds,
   DatabaseKind,
   FollowFigures,
   FollowResults,
@@ -48,7 +49,17 @@ import {
   LoadEndpoint,
 } from './lib/follow-report';
 import { drive, LoadResult } from './lib/load';
-import { buildService, memoryOf, ROOT, Server, sleep, startService, statsVerify } from './lib/processes';
+import {
+  buildService,
+  cpuSecondsOf,
+  memoryOf,
+  processTreeCpuSeconds,
+  ROOT,
+  Server,
+  sleep,
+  startService,
+  statsVerify,
+} from './lib/processes';
 
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
 const ACCOUNT = 'bench';
@@ -221,9 +232,11 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
     }),
   );
   const healthyAt = performance.now();
+  const cpu = cpuMeter(service, anvil, cluster, kind);
   const rss = sampleRss(service);
   cleanups.push(() => rss.stop());
   const synced = await waitSynced(service.port, headers, anvil, 1_800_000, serviceStartedAt);
+  const catchUpCpu = cpu.since();
   const followingSeconds = (synced.at - synced.firstSample.at) / 1000;
   const followedBlocks = Number(head - synced.firstSample.indexed);
   const catchUp = {
@@ -238,6 +251,7 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
     transfersPerSecond: (followedBlocks * settings.perBlock) / followingSeconds,
     recordedPerSecond: (generation.touchingTracked * followedBlocks) / generation.blocks / followingSeconds,
     recordedInDatabase: await countTransactions(databaseUrl),
+    cpuSeconds: catchUpCpu,
   };
   log(
     `${kind}: caught up ${catchUp.blocks} blocks in ${catchUp.secondsFromStart.toFixed(1)} s from start ` +
@@ -246,6 +260,7 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
   );
 
   // Backfill: the late addresses' history is in the blocks already followed.
+  const backfillCpu = cpuMeter(service, anvil, cluster, kind);
   const backfillStarted = performance.now();
   await postTags(service.port, key, lateTags);
   const backfilled = await waitSynced(service.port, headers, anvil, 1_800_000, serviceStartedAt);
@@ -259,6 +274,7 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
     wrongExamples: counts.slice(0, 5),
     recordedInDatabase: await countTransactions(databaseUrl),
     expectedInDatabase: traffic.touchingTrackedOrLate,
+    cpuSeconds: backfillCpu.since(),
   };
   log(
     `${kind}: backfill of ${backfill.addresses} addresses in ${backfill.seconds.toFixed(1)} s; ` +
@@ -271,7 +287,10 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
       `${latency.p95Ms.toFixed(0)} ms, max ${latency.maxMs.toFixed(0)} ms`,
   );
 
-  const api = await measureApi(service, headers, traffic, settings, [...trackedTags, ...lateTags]);
+  const api = await measureApi(service, headers, traffic, anvil, serviceStartedAt, settings, [
+    ...trackedTags,
+    ...lateTags,
+  ]);
   await waitSynced(service.port, headers, anvil, 600_000, serviceStartedAt);
   const memory = service.memory();
   const anvilMemory = anvil.pid === undefined ? undefined : memoryOf(anvil.pid);
@@ -496,13 +515,17 @@ async function measureHeadLatency(
 }
 
 /**
- * Each endpoint idle (warm-up, then measured), then each again while a block of `perBlock`
- * transfers is mined every `intervalMs`; the follower's lag behind the node is sampled meanwhile.
+ * Each endpoint idle and while a block of `perBlock` transfers is mined every `intervalMs`, in
+ * the order idle, following, following, idle (after a warm-up), so that a change in the load the
+ * machine's other jobs put on it weighs on both sides alike; each side's figures pool its two
+ * windows. Before each idle window the follower has caught up with the blocks mined before it.
  */
 async function measureApi(
   service: Server,
   headers: Record<string, string>,
   traffic: Traffic,
+  anvil: Anvil,
+  since: Date,
   settings: Settings,
   tags: readonly TagJob[],
 ): Promise<FollowFigures['api']> {
@@ -513,55 +536,87 @@ async function measureApi(
     transactions: addresses.map((address) => `/v2/transactions?address=${address}`),
     holdings: tags.map((tag) => `/v2/token-holdings?tag=${tag.name}`),
   };
-  const load = (endpoint: LoadEndpoint) => ({
-    port: service.port,
-    paths: paths[endpoint],
-    headers,
-    connections: settings.connections,
-    seconds: settings.seconds,
-  });
-  const measured = async (endpoint: LoadEndpoint): Promise<LoadResult> => {
-    await drive({ ...load(endpoint), seconds: settings.warmup });
+  const mining = { blocks: 0, seconds: 0, maxLagBlocks: 0 };
+  const window = async (endpoint: LoadEndpoint): Promise<Window> => {
     const cpuBefore = service.cpuSeconds();
-    const result = await drive(load(endpoint));
-    result.cpuMsPerRequest = ((service.cpuSeconds() - cpuBefore) * 1000) / Math.max(1, result.requests);
-    return result;
+    const result = await drive({
+      port: service.port,
+      paths: paths[endpoint],
+      headers,
+      connections: settings.connections,
+      seconds: settings.seconds,
+      keepLatencies: true,
+    });
+    return { result, cpuSeconds: service.cpuSeconds() - cpuBefore };
+  };
+  const following = async (endpoint: LoadEndpoint): Promise<Window[]> => {
+    const miner = startMiner(traffic, service.port, headers, settings);
+    try {
+      // The follower settles into the pace of the blocks before the measurement.
+      await sleep(2000);
+      return [await window(endpoint), await window(endpoint)];
+    } finally {
+      const report = await miner.stop();
+      mining.blocks += report.blocks;
+      mining.seconds += report.seconds;
+      mining.maxLagBlocks = Math.max(mining.maxLagBlocks, report.maxLagBlocks);
+      await waitSynced(service.port, headers, anvil, 600_000, since);
+    }
   };
 
-  const idle: Partial<Record<LoadEndpoint, LoadResult>> = {};
+  const endpoints: Partial<FollowFigures['api']['endpoints']> = {};
   for (const endpoint of LOAD_ENDPOINTS) {
-    log(`API idle: ${endpoint}`);
-    idle[endpoint] = await measured(endpoint);
+    log(`API ${endpoint}: idle, following, following, idle, ${settings.seconds} s each`);
+    await drive({
+      port: service.port,
+      paths: paths[endpoint],
+      headers,
+      connections: settings.connections,
+      seconds: settings.warmup,
+    });
+    const idleFirst = await window(endpoint);
+    const whileFollowing = await following(endpoint);
+    const idleLast = await window(endpoint);
+    const idle = pooled([idleFirst, idleLast]);
+    const busy = pooled(whileFollowing);
+    endpoints[endpoint] = { idle, following: busy, p99Ratio: busy.p99 / idle.p99 };
+    log(
+      `  p99 ${idle.p99.toFixed(1)} ms idle (${Math.round(idle.rps)} rps), ${busy.p99.toFixed(1)} ms following ` +
+        `(${Math.round(busy.rps)} rps)`,
+    );
   }
-
-  const miner = startMiner(traffic, service.port, headers, settings);
-  const following: Partial<Record<LoadEndpoint, LoadResult>> = {};
-  try {
-    await sleep(2000);
-    for (const endpoint of LOAD_ENDPOINTS) {
-      log(`API while following: ${endpoint}`);
-      following[endpoint] = await measured(endpoint);
-    }
-  } finally {
-    await miner.stop();
-  }
-  const report = miner.report();
   log(
-    `  ${report.blocks} blocks mined in ${report.seconds.toFixed(1)} s while measuring; the follower was at most ` +
-      `${report.maxLagBlocks} blocks behind`,
+    `  ${mining.blocks} blocks mined in ${mining.seconds.toFixed(1)} s while following; the follower was at most ` +
+      `${mining.maxLagBlocks} blocks behind`,
   );
   return {
-    endpoints: Object.fromEntries(
-      LOAD_ENDPOINTS.map((endpoint) => [
-        endpoint,
-        {
-          idle: idle[endpoint]!,
-          following: following[endpoint]!,
-          p99Ratio: following[endpoint]!.p99 / idle[endpoint]!.p99,
-        },
-      ]),
-    ) as FollowFigures['api']['endpoints'],
-    miner: report,
+    endpoints: endpoints as FollowFigures['api']['endpoints'],
+    miner: { ...mining, everyMs: settings.intervalMs, transfersPerBlock: settings.perBlock },
+  };
+}
+
+/** One measured window of load, with the server's CPU time during it. */
+interface Window {
+  result: LoadResult;
+  cpuSeconds: number;
+}
+
+/** Windows of the same load as one: latencies pooled, requests and time added up. */
+function pooled(windows: readonly Window[]): LoadResult {
+  const latencies = windows.flatMap((window) => window.result.latenciesMs ?? []).sort((a, b) => a - b);
+  const seconds = windows.reduce((sum, window) => sum + window.result.seconds, 0);
+  const requests = windows.reduce((sum, window) => sum + window.result.requests, 0);
+  const cpuSeconds = windows.reduce((sum, window) => sum + window.cpuSeconds, 0);
+  return {
+    requests,
+    seconds,
+    rps: latencies.length / seconds,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    max: latencies[latencies.length - 1] ?? NaN,
+    non2xx: windows.reduce((sum, window) => sum + window.result.non2xx, 0),
+    errors: windows.reduce((sum, window) => sum + window.result.errors, 0),
+    cpuMsPerRequest: (cpuSeconds * 1000) / Math.max(1, requests),
   };
 }
 
@@ -571,7 +626,7 @@ function startMiner(
   port: number,
   headers: Record<string, string>,
   settings: Settings,
-): { stop: () => Promise<void>; report: () => FollowFigures['api']['miner'] } {
+): { stop: () => Promise<{ blocks: number; seconds: number; maxLagBlocks: number }> } {
   let stopping = false;
   let blocks = 0;
   let lastMined = 0n;
@@ -591,26 +646,55 @@ function startMiner(
   const sampling = (async () => {
     while (!stopping) {
       const row = await ethereumSync(port, headers);
-      if (row.indexed_block !== null && lastMined > 0n)
+      if (row.indexed_block !== null && lastMined > 0n) {
         maxLag = Math.max(maxLag, Number(lastMined - BigInt(row.indexed_block)));
+      }
       await sleep(500);
     }
   })();
-  cleanups.push(() => {
+  const stop = () => {
     stopping = true;
-  });
+  };
+  cleanups.push(stop);
   return {
     stop: async () => {
-      stopping = true;
+      stop();
+      cleanups.splice(cleanups.indexOf(stop), 1);
       await Promise.all([mining, sampling]);
+      return { blocks, seconds: (ended - started) / 1000, maxLagBlocks: maxLag };
     },
-    report: () => ({
-      blocks,
-      seconds: (ended - started) / 1000,
-      everyMs: settings.intervalMs,
-      transfersPerBlock: settings.perBlock,
-      maxLagBlocks: maxLag,
-    }),
+  };
+}
+
+/**
+ * CPU seconds spent from now on by the server (its queries included on SQLite), anvil, and the
+ * PostgreSQL server with its backends; from /proc, so on Linux only.
+ */
+function cpuMeter(
+  service: Server,
+  anvil: Anvil,
+  cluster: PgCluster | undefined,
+  kind: DatabaseKind,
+): { since: () => CpuSeconds } {
+  const postmaster =
+    kind === 'postgres' && cluster !== undefined
+      ? Number(readFileSync(join(cluster.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0])
+      : undefined;
+  const read = (): CpuSeconds => ({
+    service: service.cpuSeconds(),
+    anvil: anvil.pid === undefined ? NaN : cpuSecondsOf(anvil.pid),
+    postgres: postmaster === undefined ? NaN : processTreeCpuSeconds(postmaster),
+  });
+  const start = read();
+  return {
+    since: () => {
+      const now = read();
+      return {
+        service: now.service - start.service,
+        anvil: now.anvil - start.anvil,
+        postgres: now.postgres - start.postgres,
+      };
+    },
   };
 }
 

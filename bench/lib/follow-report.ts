@@ -13,6 +13,13 @@ const LOAD_LABELS: Record<LoadEndpoint, string> = {
   holdings: 'GET /v2/token-holdings?tag=',
 };
 
+/** CPU time spent during a phase, in seconds, by process (PostgreSQL: the server and its backends). */
+export interface CpuSeconds {
+  service: number;
+  anvil: number;
+  postgres: number;
+}
+
 /** What `npm run bench:follow` measured on one database. */
 export interface FollowFigures {
   addresses: { tracked: number; late: number; untracked: number };
@@ -36,6 +43,7 @@ export interface FollowFigures {
     transfersPerSecond: number;
     recordedPerSecond: number;
     recordedInDatabase: number;
+    cpuSeconds: CpuSeconds;
   };
   backfill: {
     addresses: number;
@@ -48,6 +56,7 @@ export interface FollowFigures {
     wrongExamples: { address: string; listed: number; expected: number }[];
     recordedInDatabase: number;
     expectedInDatabase: number;
+    cpuSeconds: CpuSeconds;
   };
   latency: { samples: number; intervalMs: number; p50Ms: number; p95Ms: number; maxMs: number; allMs: number[] };
   api: {
@@ -84,6 +93,11 @@ export interface FollowResults {
   followerErrors: string[];
   runs: Partial<Record<DatabaseKind, FollowFigures>>;
   targets: FollowTarget[];
+}
+
+function cpuLine(cpu: CpuSeconds): string {
+  const postgres = Number.isFinite(cpu.postgres) ? `, PostgreSQL ${number(cpu.postgres, 1)} s` : '';
+  return `CPU: chaintags ${number(cpu.service, 1)} s, anvil ${number(cpu.anvil, 1)} s${postgres}`;
 }
 
 /** Two columns, both left-aligned: a phase and its figures (an empty phase continues the one above). */
@@ -124,11 +138,13 @@ export function formatFollowResults(results: FollowResults): string {
           `${number(catchUp.secondsFromStart, 1)} s from spawning the server (start-up ${number(catchUp.startUpSeconds, 1)} s); ` +
             `${number(catchUp.recordedInDatabase)} transactions recorded, ${number(catchUp.recordedTransfers)} expected`,
         ],
+        ['', `${cpuLine(catchUp.cpuSeconds)}`],
         [
           'backfill',
           `${number(backfill.addresses)} addresses, ${number(backfill.transfers)} more transfers: ` +
             `${number(backfill.seconds, 1)} s until synced; counts wrong ${backfill.countsWrong} of ${backfill.countsChecked}`,
         ],
+        ['', `${cpuLine(backfill.cpuSeconds)}`],
         [
           'head latency',
           `${latency.samples} blocks: p50 ${number(latency.p50Ms)} ms, p95 ${number(latency.p95Ms)} ms, ` +

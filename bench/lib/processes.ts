@@ -1,5 +1,5 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { freePort } from '../../test/support/pg-cluster';
 
@@ -189,6 +189,26 @@ export function statsVerify(cli: string, databaseUrl: string): { exact: boolean;
     drift: Record<string, number>;
   };
   return { exact: summary.exact, drift: summary.drift };
+}
+
+/**
+ * CPU time (user + system, in seconds) of a process and its children now alive, such as a
+ * PostgreSQL server and its backends. A child that has ended no longer counts.
+ */
+export function processTreeCpuSeconds(root: number): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(entry) === root || Number(fields[1]) === root)
+        total += (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch {
+      // Ended while listed.
+    }
+  }
+  return total;
 }
 
 export function sleep(ms: number): Promise<void> {
