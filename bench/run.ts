@@ -24,7 +24,7 @@
  *
  * Nothing here runs in `npm test`: this is an on-demand measurement, and it takes minutes.
  */
-import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
   createReadStream,
@@ -54,7 +54,7 @@ import {
 } from './generate';
 import { drive, LoadOptions, LoadResult } from './lib/load';
 import { applySettings, parseSetting, reportSettings } from './lib/pg-settings';
-import { buildService, ROOT, Server, sleep, startFloor, startService } from './lib/processes';
+import { buildService, ROOT, Server, sleep, startFloor, startService, statsVerify } from './lib/processes';
 import {
   BigTagAlone,
   ENDPOINT_IDS,
@@ -275,21 +275,12 @@ async function postgresPhase(
   };
 }
 
-/** `stats verify` on the benchmark's database: one JSON line on stdout, exit code 1 on drift. */
+/** `stats verify` on the benchmark's database: exit code 1 on drift. */
 function verifyAggregates(url: string): PostgresFigures['aggregates'] {
   log('stats verify: the kept aggregates against the reference computation');
-  // Exit code 1 is an answer here (drift), so the output is read whatever the exit code.
-  const run = spawnSync(process.execPath, [compiled().cli, 'stats', 'verify'], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: url },
-    encoding: 'utf8',
-    timeout: 1_800_000,
-    maxBuffer: 64 << 20,
-  });
-  if (run.status !== 0 && run.status !== 1) throw new Error(`stats verify failed: ${run.stderr.slice(-2000)}`);
-  const summary = JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}') as PostgresFigures['aggregates'];
+  const summary = statsVerify(compiled().cli, url);
   log(`  ${summary.exact ? 'exact' : `DRIFT ${JSON.stringify(summary.drift)}`}`);
-  return { exact: summary.exact, drift: summary.drift };
+  return summary;
 }
 
 async function copyPhase(cluster: PgCluster, meta: DatasetMeta): Promise<Throughput> {

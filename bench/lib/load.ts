@@ -9,6 +9,8 @@ export interface LoadOptions {
   seconds: number;
   /** Stop after this many requests instead of after `seconds`. */
   amount?: number;
+  /** Return every 2xx latency too (`latenciesMs`), so that windows can be pooled. */
+  keepLatencies?: boolean;
 }
 
 export interface LoadResult {
@@ -23,6 +25,8 @@ export interface LoadResult {
   errors: number;
   /** CPU time the server spent per answer (user + system), in milliseconds; set by the caller. */
   cpuMsPerRequest?: number;
+  /** The 2xx latencies, sorted, with `keepLatencies`. */
+  latenciesMs?: number[];
 }
 
 /**
@@ -66,6 +70,7 @@ export async function drive(options: LoadOptions): Promise<LoadResult> {
     max: latencies[latencies.length - 1] ?? NaN,
     non2xx,
     errors: result.errors,
+    ...(options.keepLatencies ? { latenciesMs: latencies } : {}),
   };
 }
 

@@ -1,5 +1,5 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { freePort } from '../../test/support/pg-cluster';
 
@@ -25,6 +25,10 @@ export interface ServiceOptions {
   logFile: string;
   /** Writes a V8 CPU profile (node --cpu-prof) into this folder when the service stops. */
   cpuProfileDir?: string;
+  /** More settings for the service (FOLLOW, RPC_URL_<CHAIN>, …), over those below. */
+  env?: Record<string, string>;
+  /** Its log lines (standard output: request logs included) into `logFile` too, rather than nowhere. */
+  logStdout?: boolean;
 }
 
 /** Where `buildService` compiles chaintags; inside node_modules so that its imports resolve from there. */
@@ -66,19 +70,20 @@ export async function buildService(): Promise<{ main: string; cli: string }> {
  * limiter still runs on every request but never answers 429.
  */
 export function startService(main: string, options: ServiceOptions): Promise<Server> {
-  return startNode('service', [main], options.logFile, options.cpuProfileDir, (port) => ({
+  return startNode('service', [main], options.logFile, options.cpuProfileDir, options.logStdout ?? false, (port) => ({
     PORT: String(port),
     DATABASE_URL: options.databaseUrl,
     API_KEYS: options.apiKeys,
     LOG_LEVEL: 'info',
     RATE_LIMIT_PER_MINUTE: '10000000',
     NODE_ENV: 'production',
+    ...options.env,
   }));
 }
 
 /** bench/floor.ts, through @swc-node/register like the project's other scripts. */
 export function startFloor(databaseUrl: string, logFile: string): Promise<Server> {
-  return startNode('floor', ['-r', '@swc-node/register', 'bench/floor.ts'], logFile, undefined, (port) => ({
+  return startNode('floor', ['-r', '@swc-node/register', 'bench/floor.ts'], logFile, undefined, false, (port) => ({
     FLOOR_PORT: String(port),
     DATABASE_URL: databaseUrl,
     NODE_ENV: 'production',
@@ -95,6 +100,7 @@ async function startNode(
   script: string[],
   logFile: string,
   cpuProfileDir: string | undefined,
+  logStdout: boolean,
   environment: (port: number) => Record<string, string>,
 ): Promise<Server> {
   const port = await freePort();
@@ -104,7 +110,7 @@ async function startNode(
   const child = spawn(process.execPath, [...profiling, ...preload, ...script], {
     cwd: ROOT,
     env: { ...process.env, ...environment(port) },
-    stdio: ['ignore', 'ignore', log],
+    stdio: ['ignore', logStdout ? log : 'ignore', log],
   });
   closeSync(log);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -150,7 +156,8 @@ async function stopChild(child: ChildProcess, exited: Promise<number | null>, pr
   clearTimeout(timer);
 }
 
-function memoryOf(pid: number): { rssMb: number; peakMb: number } {
+/** Resident set size of a process now and its peak so far, in MiB (Linux /proc). */
+export function memoryOf(pid: number): { rssMb: number; peakMb: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
   return { rssMb: kib('VmRSS') / 1024, peakMb: kib('VmHWM') / 1024 };
@@ -161,6 +168,47 @@ export function cpuSecondsOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * `chaintags stats verify` (the compiled CLI) on a database: the kept aggregates against their
+ * reference computation. It prints one JSON line and exits 1 on drift, which is an answer here, so
+ * the output is read whatever that exit code.
+ */
+export function statsVerify(cli: string, databaseUrl: string): { exact: boolean; drift: Record<string, number> } {
+  const run = spawnSync(process.execPath, [cli, 'stats', 'verify'], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+    encoding: 'utf8',
+    timeout: 1_800_000,
+    maxBuffer: 64 << 20,
+  });
+  if (run.status !== 0 && run.status !== 1) throw new Error(`stats verify failed: ${run.stderr.slice(-2000)}`);
+  const summary = JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}') as {
+    exact: boolean;
+    drift: Record<string, number>;
+  };
+  return { exact: summary.exact, drift: summary.drift };
+}
+
+/**
+ * CPU time (user + system, in seconds) of a process and its children now alive, such as a
+ * PostgreSQL server and its backends. A child that has ended no longer counts.
+ */
+export function processTreeCpuSeconds(root: number): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(entry) === root || Number(fields[1]) === root)
+        total += (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch {
+      // Ended while listed.
+    }
+  }
+  return total;
 }
 
 export function sleep(ms: number): Promise<void> {

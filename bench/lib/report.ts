@@ -111,12 +111,12 @@ export interface Results {
   growth?: { against: number; p99Ratio: Partial<Record<EndpointId, number>> };
 }
 
-const number = (value: number, digits = 0) =>
+export const number = (value: number, digits = 0) =>
   Number.isFinite(value)
     ? value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
     : '-';
 
-function table(header: string[], rows: string[][]): string {
+export function table(header: string[], rows: string[][]): string {
   const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => row[column]!.length)));
   const line = (cells: string[]) =>
     cells

@@ -59,6 +59,13 @@ export interface AnvilOptions {
   accounts?: number;
   /** Each dev account's starting balance in ether, default 10000. */
   balanceEther?: number;
+  /**
+   * Keep the state of this many recent blocks in memory and none on disk (`--prune-history N`);
+   * calls at older blocks then fail. By default anvil keeps the recent states in memory and moves
+   * older ones to disk, where every call at such a block reads the whole state back: slow once the
+   * state holds many accounts.
+   */
+  keepStates?: number;
 }
 
 export interface DevAccount {
@@ -137,6 +144,11 @@ export class Anvil {
     return answer.result as T;
   }
 
+  /** anvil's process id, for reading its memory and CPU from /proc. */
+  get pid(): number | undefined {
+    return this.node.pid;
+  }
+
   async head(): Promise<bigint> {
     return BigInt(await this.rpc<Hex>('eth_blockNumber'));
   }
@@ -210,6 +222,7 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
   if (options.noMining) args.push('--no-mining');
   if (options.accounts !== undefined) args.push('--accounts', String(options.accounts));
   if (options.balanceEther !== undefined) args.push('--balance', String(options.balanceEther));
+  if (options.keepStates !== undefined) args.push('--prune-history', String(options.keepStates));
 
   const node = new AnvilProcess(anvilBinary(), args);
   try {
@@ -290,7 +303,8 @@ class AnvilProcess {
   private readonly child: ChildProcess;
   private readonly exited: Promise<void>;
   private readonly output: string[] = [];
-  private pid: number | undefined;
+  /** anvil's own process id (not the watchdog shell's), once it has started. */
+  pid: number | undefined;
 
   constructor(binary: string, args: string[]) {
     this.child = spawn('sh', ['-c', WATCHDOG, binary, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });

@@ -1,0 +1,931 @@
+/**
+ * `npm run bench:follow`: the EVM follower (src/modules/follow) against a real node, measured.
+ *
+ * 1. Starts anvil (chain id 1), deploys three ERC-20 test tokens, turns automine off, and gives
+ *    every sender ether and tokens straight in state (bench/lib/chain-traffic.ts).
+ * 2. Starts chaintags (compiled, as bench/run.ts runs it) with FOLLOW on, RPC_URL_ETHEREUM at anvil,
+ *    confirmations 0, and tags the tracked addresses through POST /v2/tags/:tag (100 a tag); waits
+ *    until GET /v2/sync says synced at the head, and stops it.
+ * 3. Makes the blocks (default 1,000 of 50 transfers: native and ERC-20, senders tracked or not,
+ *    recipients tracked, untracked or "late"), counting the transfers chaintags should record.
+ * 4. Catch-up: starts chaintags again on the same database and times it until synced at the head.
+ * 5. Backfill: tags the late addresses, which received transfers in those blocks; times it until
+ *    synced again and checks each late address's transaction count through the API.
+ * 6. Head latency: blocks with a transfer to an idle tracked address, one at a time; from the
+ *    moment anvil has mined the block to the transfer being listed by GET /v2/transactions.
+ * 7. API under load: autocannon on four endpoints idle, and while a block of transfers is mined
+ *    every FOLLOW_INTERVAL_MS (windows in the order idle, following, following, idle).
+ * 8. Correctness: `stats verify` on the database, and the transactions recorded against the
+ *    transfers counted while making them.
+ *
+ * Prints a table and writes bench/results/follow-latest.json.
+ *
+ *   npm run bench:follow [-- --blocks 1000] [--per-block 50] [--addresses 10000] [--late 1000]
+ *                        [--untracked 10000] [--samples 50] [--duration 10] [--warmup 3]
+ *                        [--connections 10] [--interval-ms 200] [--sqlite] [--skip-postgres]
+ *                        [--cpu-prof] [--service-log] [--seed S]
+ *
+ * Nothing here runs in `npm test`.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import Database from 'better-sqlite3';
+import { Client } from 'pg';
+import { Anvil, startAnvil } from '../test/support/anvil';
+import { PgCluster, startCluster, stopCluster } from '../test/support/pg-cluster';
+import { deployTestToken } from '../test/support/test-token';
+import { AddressPool, derivedAddresses, PlannedTransfer, seededRandom, Traffic } from './lib/chain-traffic';
+import {
+  CpuSeconds,
+  DatabaseKind,
+  FollowFigures,
+  FollowResults,
+  FollowTarget,
+  formatFollowResults,
+  LOAD_ENDPOINTS,
+  LoadEndpoint,
+} from './lib/follow-report';
+import { drive, LoadResult } from './lib/load';
+import {
+  buildService,
+  cpuSecondsOf,
+  memoryOf,
+  processTreeCpuSeconds,
+  ROOT,
+  Server,
+  sleep,
+  startService,
+  statsVerify,
+} from './lib/processes';
+
+const RESULTS_DIR = join(ROOT, 'bench', 'results');
+const ACCOUNT = 'bench';
+const PER_TAG = 100;
+const TAG_CONCURRENCY = 4;
+const SYNC_POLL_MS = 100;
+const VISIBLE_POLL_MS = 20;
+/** How long the follower may report an error without the run stopping. */
+const LASTING_FAILURE_MS = 60_000;
+
+/** Errors the follower reported in /v2/sync during the run (it retries by itself). */
+const followerErrors: string[] = [];
+const ADDRESS_PATHS = 1000;
+/** States anvil keeps beyond the blocks made: the few blocks made before them, and some slack. */
+const KEPT_STATES_MARGIN = 100;
+
+interface Settings {
+  blocks: number;
+  perBlock: number;
+  addresses: number;
+  late: number;
+  untracked: number;
+  senders: number;
+  samples: number;
+  seconds: number;
+  warmup: number;
+  connections: number;
+  intervalMs: number;
+  databases: DatabaseKind[];
+  cpuProfile: boolean;
+  /** The service's log lines (the follower's progress, and every request) into its log file. */
+  serviceLog: boolean;
+  seed: string;
+}
+
+/** Everything the run started, so that an error or Ctrl-C still stops it (last in, first out). */
+const cleanups: (() => Promise<void> | void)[] = [];
+
+async function cleanup(): Promise<void> {
+  while (cleanups.length > 0) {
+    try {
+      await cleanups.pop()!();
+    } catch (error) {
+      log(`cleanup: ${String(error)}`);
+    }
+  }
+}
+
+function log(line: string): void {
+  process.stderr.write(`[bench:follow ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+}
+
+let build: { main: string; cli: string } | undefined;
+
+async function main(): Promise<void> {
+  const settings = parseArguments(process.argv.slice(2));
+  const started = performance.now();
+  const startedAt = new Date().toISOString();
+  const loadBefore = loadavg()[0]!;
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  log('compiling chaintags as its Docker image does (nest build)');
+  build = await buildService();
+
+  let cluster: PgCluster | undefined;
+  if (settings.databases.includes('postgres')) {
+    log('starting a throwaway PostgreSQL 15 cluster');
+    cluster = await startCluster();
+    const started = cluster;
+    cleanups.push(() => stopCluster(started));
+  }
+  const runs: Partial<Record<DatabaseKind, FollowFigures>> = {};
+  for (const kind of settings.databases) runs[kind] = await runOn(kind, settings, cluster);
+  await cleanup();
+
+  const results: FollowResults = {
+    command: `npm run bench:follow${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+    startedAt,
+    wallSeconds: (performance.now() - started) / 1000,
+    machine: {
+      cpu: cpus()[0]?.model.trim() ?? 'unknown',
+      cpus: cpus().length,
+      memoryGb: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+      kernel: release(),
+      loadAverageBefore: Number(loadBefore.toFixed(2)),
+      loadAverageAfter: Number(loadavg()[0]!.toFixed(2)),
+    },
+    settings: { ...settings },
+    followerErrors,
+    runs,
+    targets: targetsOf(runs),
+  };
+  writeFileSync(join(RESULTS_DIR, 'follow-latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+  process.stdout.write(`\n${formatFollowResults(results)}\n`);
+  log(`wrote ${join('bench', 'results', 'follow-latest.json')}`);
+}
+
+/** The whole scenario on one database, with its own anvil. */
+async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster | undefined): Promise<FollowFigures> {
+  log(`${kind}: starting anvil and deploying the test tokens`);
+  // The catch-up reads balances at blocks up to `blocks` behind the head: their states are kept in
+  // memory, as a node serving that history at speed would (see bench/README.md).
+  const anvil = await startAnvil({ chainId: 1, keepStates: settings.blocks + KEPT_STATES_MARGIN });
+  cleanups.push(() => anvil.stop());
+  const tokens: string[] = [];
+  for (const [index, symbol] of ['BUSD', 'BETH', 'BDAI'].entries()) {
+    tokens.push(await deployTestToken(anvil, { name: `Bench ${symbol}`, symbol, decimals: [6, 18, 18][index]! }));
+  }
+  await anvil.setAutomine(false);
+  const pool = addressPool(settings);
+  const traffic = new Traffic(anvil.url, pool, tokens, settings.seed);
+  log(`${kind}: giving ${pool.senders.length} senders ether and tokens`);
+  await traffic.fund();
+
+  const databaseUrl = await freshDatabase(kind, cluster);
+  const key = `ctk_${randomBytes(24).toString('base64url')}`;
+  const headers = { 'x-api-key': key };
+  const follow = {
+    FOLLOW: 'on',
+    RPC_URL_ETHEREUM: anvil.url,
+    CONFIRMATIONS_ETHEREUM: '0',
+    FOLLOW_INTERVAL_MS: String(settings.intervalMs),
+  };
+  const serviceOptions = { databaseUrl, apiKeys: `${ACCOUNT}:${key}`, env: follow, logStdout: settings.serviceLog };
+  const trackedTags = tagsOf('tracked', [...pool.tracked, ...pool.probes]);
+  const lateTags = tagsOf('late', pool.late);
+
+  // The tracked addresses are taken in while the chain is short, so that the catch-up below is
+  // following alone.
+  const setupStartedAt = new Date();
+  const setup = await startTracked(() =>
+    startService(compiled().main, { ...serviceOptions, logFile: join(RESULTS_DIR, `follow-${kind}-setup.log`) }),
+  );
+  const tagging = await postTags(setup.port, key, trackedTags);
+  log(`${kind}: tagged ${tagging.addresses} addresses in ${tagging.seconds.toFixed(1)} s; waiting for the follower`);
+  await waitSynced(setup.port, headers, anvil, 600_000, setupStartedAt);
+  await stopTracked(setup);
+
+  const before = await anvil.head();
+  log(`${kind}: making ${settings.blocks} blocks of ${settings.perBlock} transfers`);
+  const making = performance.now();
+  for (let index = 0; index < settings.blocks; index++) {
+    await traffic.block(traffic.plan(settings.perBlock));
+    if ((index + 1) % 200 === 0) log(`  ${index + 1} blocks`);
+  }
+  const head = await anvil.head();
+  await traffic.checkBlocks(before + 1n, head, settings.perBlock);
+  const generation = {
+    blocks: Number(head - before),
+    transfers: traffic.made,
+    touchingTracked: traffic.touchingTracked,
+    seconds: (performance.now() - making) / 1000,
+  };
+  log(
+    `${kind}: ${generation.transfers} transfers in ${generation.seconds.toFixed(1)} s, ${generation.touchingTracked} with a tracked end`,
+  );
+
+  // Catch-up: chaintags starts with the blocks already there.
+  const profileDir = settings.cpuProfile
+    ? join(tmpdir(), 'chaintags-bench', 'profiles', `follow-${Date.now()}`)
+    : undefined;
+  if (profileDir !== undefined) mkdirSync(profileDir, { recursive: true });
+  const spawnedAt = performance.now();
+  const serviceStartedAt = new Date();
+  const service = await startTracked(() =>
+    startService(compiled().main, {
+      ...serviceOptions,
+      logFile: join(RESULTS_DIR, `follow-${kind}.log`),
+      cpuProfileDir: profileDir,
+    }),
+  );
+  const healthyAt = performance.now();
+  const cpu = cpuMeter(service, anvil, cluster, kind);
+  const rss = sampleRss(service);
+  cleanups.push(() => rss.stop());
+  const synced = await waitSynced(service.port, headers, anvil, 1_800_000, serviceStartedAt);
+  const catchUpCpu = cpu.since();
+  const followingSeconds = (synced.at - synced.firstSample.at) / 1000;
+  const followedBlocks = Number(head - synced.firstSample.indexed);
+  const catchUp = {
+    blocks: generation.blocks,
+    transfers: generation.transfers,
+    recordedTransfers: generation.touchingTracked,
+    secondsFromStart: (synced.at - spawnedAt) / 1000,
+    startUpSeconds: (healthyAt - spawnedAt) / 1000,
+    indexedAtFirstLook: synced.firstSample.indexed.toString(),
+    followingSeconds,
+    blocksPerSecond: followedBlocks / followingSeconds,
+    transfersPerSecond: (followedBlocks * settings.perBlock) / followingSeconds,
+    recordedPerSecond: (generation.touchingTracked * followedBlocks) / generation.blocks / followingSeconds,
+    recordedInDatabase: await countTransactions(databaseUrl),
+    cpuSeconds: catchUpCpu,
+  };
+  log(
+    `${kind}: caught up ${catchUp.blocks} blocks in ${catchUp.secondsFromStart.toFixed(1)} s from start ` +
+      `(${catchUp.blocksPerSecond.toFixed(1)} blocks/s while following); ${catchUp.recordedInDatabase} transactions ` +
+      `recorded, ${generation.touchingTracked} expected`,
+  );
+
+  // Backfill: the late addresses' history is in the blocks already followed.
+  const backfillCpu = cpuMeter(service, anvil, cluster, kind);
+  const backfillStarted = performance.now();
+  await postTags(service.port, key, lateTags);
+  const backfilled = await waitSynced(service.port, headers, anvil, 1_800_000, serviceStartedAt);
+  const counts = await checkCounts(service.port, headers, pool.late, traffic.perAddress);
+  const backfill = {
+    addresses: pool.late.length,
+    transfers: traffic.touchingTrackedOrLate - traffic.touchingTracked,
+    seconds: (backfilled.at - backfillStarted) / 1000,
+    countsChecked: pool.late.length,
+    countsWrong: counts.length,
+    wrongExamples: counts.slice(0, 5),
+    recordedInDatabase: await countTransactions(databaseUrl),
+    expectedInDatabase: traffic.touchingTrackedOrLate,
+    cpuSeconds: backfillCpu.since(),
+  };
+  log(
+    `${kind}: backfill of ${backfill.addresses} addresses in ${backfill.seconds.toFixed(1)} s; ` +
+      `${backfill.countsWrong} wrong counts; ${backfill.recordedInDatabase} transactions, ${backfill.expectedInDatabase} expected`,
+  );
+
+  const latency = await measureHeadLatency(service.port, headers, traffic, settings);
+  log(
+    `${kind}: head latency over ${latency.samples} blocks: p50 ${latency.p50Ms.toFixed(0)} ms, p95 ` +
+      `${latency.p95Ms.toFixed(0)} ms, max ${latency.maxMs.toFixed(0)} ms`,
+  );
+
+  const api = await measureApi(service, headers, traffic, anvil, serviceStartedAt, settings, [
+    ...trackedTags,
+    ...lateTags,
+  ]);
+  await waitSynced(service.port, headers, anvil, 600_000, serviceStartedAt);
+  const memory = service.memory();
+  const anvilMemory = anvil.pid === undefined ? undefined : memoryOf(anvil.pid);
+  rss.stop();
+  await stopTracked(service);
+
+  log(`${kind}: stats verify`);
+  const verify = statsVerify(compiled().cli, databaseUrl);
+  const recorded = await countTransactions(databaseUrl);
+  log(
+    `${kind}: stats verify ${verify.exact ? 'exact' : `DRIFT ${JSON.stringify(verify.drift)}`}; ${recorded} transactions, ` +
+      `${traffic.touchingTrackedOrLate} expected`,
+  );
+  await anvil.stop();
+  return {
+    addresses: {
+      tracked: pool.tracked.length + pool.probes.length,
+      late: pool.late.length,
+      untracked: pool.untracked.length,
+    },
+    tagging,
+    generation,
+    catchUp,
+    backfill,
+    latency,
+    api,
+    rss: { peakSampledMb: rss.peak(), highWaterMb: memory.peakMb, atEndMb: memory.rssMb },
+    anvilRss: { highWaterMb: anvilMemory?.peakMb ?? NaN, atEndMb: anvilMemory?.rssMb ?? NaN },
+    correctness: {
+      statsVerifyExact: verify.exact,
+      drift: verify.drift,
+      transactionsRecorded: recorded,
+      transfersWithTrackedEnd: traffic.touchingTrackedOrLate,
+      transfersMade: traffic.made,
+    },
+  };
+}
+
+/** Tracked, probe, late and untracked addresses, derived from the seed. */
+function addressPool(settings: Settings): AddressPool {
+  const tracked = derivedAddresses(settings.seed, 'tracked', settings.addresses);
+  const probes = tracked.splice(0, Math.min(settings.samples, Math.floor(settings.addresses / 2)));
+  const untracked = derivedAddresses(settings.seed, 'untracked', settings.untracked);
+  const half = Math.ceil(settings.senders / 2);
+  return {
+    tracked,
+    probes,
+    late: derivedAddresses(settings.seed, 'late', settings.late),
+    untracked,
+    senders: [...tracked.slice(0, half), ...untracked.slice(0, settings.senders - half)],
+  };
+}
+
+interface TagJob {
+  name: string;
+  addresses: string[];
+}
+
+function tagsOf(prefix: string, addresses: readonly string[]): TagJob[] {
+  const tags: TagJob[] = [];
+  for (let start = 0; start < addresses.length; start += PER_TAG) {
+    tags.push({
+      name: `${prefix}_${String(start / PER_TAG).padStart(4, '0')}`,
+      addresses: addresses.slice(start, start + PER_TAG),
+    });
+  }
+  return tags;
+}
+
+/** POST /v2/tags/:tag for each tag, a few requests at a time, as a client would. */
+async function postTags(
+  port: number,
+  key: string,
+  tags: readonly TagJob[],
+): Promise<{ tags: number; addresses: number; seconds: number }> {
+  const started = performance.now();
+  let next = 0;
+  const worker = async () => {
+    while (next < tags.length) {
+      const tag = tags[next]!;
+      next += 1;
+      const response = await fetch(`http://127.0.0.1:${port}/v2/tags/${tag.name}`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify(tag.addresses),
+        signal: AbortSignal.timeout(120_000),
+      });
+      const text = await response.text();
+      if (response.status !== 200) throw new Error(`POST /v2/tags/${tag.name} answered ${response.status}: ${text}`);
+    }
+  };
+  await Promise.all(Array.from({ length: TAG_CONCURRENCY }, worker));
+  return {
+    tags: tags.length,
+    addresses: tags.reduce((sum, tag) => sum + tag.addresses.length, 0),
+    seconds: (performance.now() - started) / 1000,
+  };
+}
+
+interface SyncRow {
+  chain: string;
+  status: string;
+  head_block: string | null;
+  indexed_block: string | null;
+  error: string | null;
+  updated_at: string | null;
+}
+
+async function ethereumSync(port: number, headers: Record<string, string>): Promise<SyncRow> {
+  const rows = await getJson<SyncRow[]>(port, '/v2/sync', headers);
+  const row = rows.find((entry) => entry.chain === 'ethereum');
+  if (row === undefined) throw new Error('/v2/sync has no ethereum row');
+  return row;
+}
+
+/**
+ * Polls GET /v2/sync until it says synced with the node's head indexed; returns when that was
+ * seen and the first answer (when, and the block indexed then). An error the follower reports
+ * is noted (followerErrors), and stops the run when it lasts; an error row older than the server
+ * (the chain was left unfollowed while the blocks were made) is the previous process's silence,
+ * which the new process's first report replaces.
+ */
+async function waitSynced(
+  port: number,
+  headers: Record<string, string>,
+  anvil: Anvil,
+  timeoutMs: number,
+  serverStartedAt: Date,
+): Promise<{ at: number; firstSample: { at: number; indexed: bigint } }> {
+  const deadline = performance.now() + timeoutMs;
+  let firstSample: { at: number; indexed: bigint } | undefined;
+  let last: SyncRow | undefined;
+  let failingSince: number | undefined;
+  while (performance.now() < deadline) {
+    const [row, head] = await Promise.all([ethereumSync(port, headers), anvil.head()]);
+    const at = performance.now();
+    last = row;
+    firstSample ??= { at, indexed: BigInt(row.indexed_block ?? '0') };
+    const reported = row.updated_at === null ? undefined : new Date(row.updated_at);
+    if (row.status === 'error' && reported !== undefined && reported >= serverStartedAt) {
+      // The follower retries by itself: a failure it gets over is noted, one that lasts stops the run.
+      if (row.error !== null && !followerErrors.includes(row.error)) {
+        followerErrors.push(row.error);
+        log(`  the follower reports: ${row.error}`);
+      }
+      failingSince ??= at;
+      if (at - failingSince > LASTING_FAILURE_MS) throw new Error(`the follower keeps failing: ${row.error}`);
+    } else {
+      failingSince = undefined;
+    }
+    if (row.status === 'synced' && row.indexed_block === head.toString()) return { at, firstSample };
+    await sleep(SYNC_POLL_MS);
+  }
+  throw new Error(`the follower did not reach the head within ${timeoutMs / 1000} s: ${JSON.stringify(last)}`);
+}
+
+/** Each address's transaction count through GET /v2/transactions against the transfers made; the wrong ones. */
+async function checkCounts(
+  port: number,
+  headers: Record<string, string>,
+  addresses: readonly string[],
+  expected: ReadonlyMap<string, number>,
+): Promise<{ address: string; listed: number; expected: number }[]> {
+  const wrong: { address: string; listed: number; expected: number }[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < addresses.length) {
+      const address = addresses[next]!;
+      next += 1;
+      const listed = await countListed(
+        port,
+        `/v2/transactions?chain=ethereum&address=${address}&per_page=100`,
+        headers,
+      );
+      const want = expected.get(address) ?? 0;
+      if (listed !== want) wrong.push({ address, listed, expected: want });
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+  return wrong;
+}
+
+/**
+ * Blocks of transfers, one at a time, each with one transfer to a probe (a tracked address with
+ * no transaction yet, native and token in turn): the time from anvil's answer to `anvil_mine` to
+ * the first GET /v2/transactions?address=<probe> that lists it, polled every VISIBLE_POLL_MS.
+ * Each block is mined after a random pause of up to one follower interval, so that blocks arrive
+ * at every point of the follower's turn.
+ */
+async function measureHeadLatency(
+  port: number,
+  headers: Record<string, string>,
+  traffic: Traffic,
+  settings: Settings,
+): Promise<FollowFigures['latency']> {
+  log(`head latency: ${traffic.pool.probes.length} blocks, one at a time`);
+  const random = seededRandom(`${settings.seed}:latency`);
+  const latencies: number[] = [];
+  for (const [index, probe] of traffic.pool.probes.entries()) {
+    await sleep(random() * settings.intervalMs);
+    const token = index % 2 === 0 ? undefined : traffic.tokens[index % traffic.tokens.length];
+    const transfers: PlannedTransfer[] = [...traffic.plan(settings.perBlock - 1), traffic.transferTo(probe, token)];
+    const { minedAt } = await traffic.block(transfers);
+    const deadline = minedAt + 60_000;
+    for (;;) {
+      const rows = await getJson<unknown[]>(port, `/v2/transactions?chain=ethereum&address=${probe}`, headers);
+      if (rows.length > 0) break;
+      if (performance.now() > deadline) throw new Error(`the transfer to ${probe} was not listed within 60 s`);
+      await sleep(VISIBLE_POLL_MS);
+    }
+    latencies.push(performance.now() - minedAt);
+  }
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return {
+    samples: sorted.length,
+    intervalMs: settings.intervalMs,
+    p50Ms: percentile(sorted, 0.5),
+    p95Ms: percentile(sorted, 0.95),
+    maxMs: sorted[sorted.length - 1] ?? NaN,
+    allMs: latencies.map((value) => Math.round(value)),
+  };
+}
+
+/**
+ * Each endpoint idle and while a block of `perBlock` transfers is mined every `intervalMs`, in
+ * the order idle, following, following, idle (after a warm-up), so that a change in the load the
+ * machine's other jobs put on it weighs on both sides alike; each side's figures pool its two
+ * windows. Before each idle window the follower has caught up with the blocks mined before it.
+ */
+async function measureApi(
+  service: Server,
+  headers: Record<string, string>,
+  traffic: Traffic,
+  anvil: Anvil,
+  since: Date,
+  settings: Settings,
+  tags: readonly TagJob[],
+): Promise<FollowFigures['api']> {
+  const addresses = [...traffic.perAddress.keys()].slice(0, ADDRESS_PATHS);
+  const paths: Record<LoadEndpoint, string[]> = {
+    tag: tags.map((tag) => `/v2/tags/${tag.name}`),
+    address: addresses.map((address) => `/v2/addresses/${address}`),
+    transactions: addresses.map((address) => `/v2/transactions?address=${address}`),
+    holdings: tags.map((tag) => `/v2/token-holdings?tag=${tag.name}`),
+  };
+  const mining = { blocks: 0, seconds: 0, maxLagBlocks: 0 };
+  const window = async (endpoint: LoadEndpoint): Promise<Window> => {
+    const cpuBefore = service.cpuSeconds();
+    const result = await drive({
+      port: service.port,
+      paths: paths[endpoint],
+      headers,
+      connections: settings.connections,
+      seconds: settings.seconds,
+      keepLatencies: true,
+    });
+    return { result, cpuSeconds: service.cpuSeconds() - cpuBefore };
+  };
+  const following = async (endpoint: LoadEndpoint): Promise<Window[]> => {
+    const miner = startMiner(traffic, service.port, headers, settings);
+    try {
+      // The follower settles into the pace of the blocks before the measurement.
+      await sleep(2000);
+      return [await window(endpoint), await window(endpoint)];
+    } finally {
+      const report = await miner.stop();
+      mining.blocks += report.blocks;
+      mining.seconds += report.seconds;
+      mining.maxLagBlocks = Math.max(mining.maxLagBlocks, report.maxLagBlocks);
+      await waitSynced(service.port, headers, anvil, 600_000, since);
+    }
+  };
+
+  const endpoints: Partial<FollowFigures['api']['endpoints']> = {};
+  for (const endpoint of LOAD_ENDPOINTS) {
+    log(`API ${endpoint}: idle, following, following, idle, ${settings.seconds} s each`);
+    await drive({
+      port: service.port,
+      paths: paths[endpoint],
+      headers,
+      connections: settings.connections,
+      seconds: settings.warmup,
+    });
+    const idleFirst = await window(endpoint);
+    const whileFollowing = await following(endpoint);
+    const idleLast = await window(endpoint);
+    const idle = pooled([idleFirst, idleLast]);
+    const busy = pooled(whileFollowing);
+    endpoints[endpoint] = { idle, following: busy, p99Ratio: busy.p99 / idle.p99 };
+    log(
+      `  p99 ${idle.p99.toFixed(1)} ms idle (${Math.round(idle.rps)} rps), ${busy.p99.toFixed(1)} ms following ` +
+        `(${Math.round(busy.rps)} rps)`,
+    );
+  }
+  log(
+    `  ${mining.blocks} blocks mined in ${mining.seconds.toFixed(1)} s while following; the follower was at most ` +
+      `${mining.maxLagBlocks} blocks behind`,
+  );
+  return {
+    endpoints: endpoints as FollowFigures['api']['endpoints'],
+    miner: { ...mining, everyMs: settings.intervalMs, transfersPerBlock: settings.perBlock },
+  };
+}
+
+/** One measured window of load, with the server's CPU time during it. */
+interface Window {
+  result: LoadResult;
+  cpuSeconds: number;
+}
+
+/** Windows of the same load as one: latencies pooled, requests and time added up. */
+function pooled(windows: readonly Window[]): LoadResult {
+  const latencies = windows.flatMap((window) => window.result.latenciesMs ?? []).sort((a, b) => a - b);
+  const seconds = windows.reduce((sum, window) => sum + window.result.seconds, 0);
+  const requests = windows.reduce((sum, window) => sum + window.result.requests, 0);
+  const cpuSeconds = windows.reduce((sum, window) => sum + window.cpuSeconds, 0);
+  return {
+    requests,
+    seconds,
+    rps: latencies.length / seconds,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    max: latencies[latencies.length - 1] ?? NaN,
+    non2xx: windows.reduce((sum, window) => sum + window.result.non2xx, 0),
+    errors: windows.reduce((sum, window) => sum + window.result.errors, 0),
+    cpuMsPerRequest: (cpuSeconds * 1000) / Math.max(1, requests),
+  };
+}
+
+/** Mines a block of transfers every interval until stopped, sampling the follower's lag twice a second. */
+function startMiner(
+  traffic: Traffic,
+  port: number,
+  headers: Record<string, string>,
+  settings: Settings,
+): { stop: () => Promise<{ blocks: number; seconds: number; maxLagBlocks: number }> } {
+  let stopping = false;
+  let blocks = 0;
+  let lastMined = 0n;
+  let maxLag = 0;
+  const started = performance.now();
+  let ended = started;
+  const mining = (async () => {
+    let next = performance.now();
+    while (!stopping) {
+      lastMined = (await traffic.block(traffic.plan(settings.perBlock))).number;
+      blocks += 1;
+      next += settings.intervalMs;
+      await sleep(Math.max(0, next - performance.now()));
+    }
+    ended = performance.now();
+  })();
+  const sampling = (async () => {
+    while (!stopping) {
+      const row = await ethereumSync(port, headers);
+      if (row.indexed_block !== null && lastMined > 0n) {
+        maxLag = Math.max(maxLag, Number(lastMined - BigInt(row.indexed_block)));
+      }
+      await sleep(500);
+    }
+  })();
+  const stop = () => {
+    stopping = true;
+  };
+  cleanups.push(stop);
+  return {
+    stop: async () => {
+      stop();
+      cleanups.splice(cleanups.indexOf(stop), 1);
+      await Promise.all([mining, sampling]);
+      return { blocks, seconds: (ended - started) / 1000, maxLagBlocks: maxLag };
+    },
+  };
+}
+
+/**
+ * CPU seconds spent from now on by the server (its queries included on SQLite), anvil, and the
+ * PostgreSQL server with its backends; from /proc, so on Linux only.
+ */
+function cpuMeter(
+  service: Server,
+  anvil: Anvil,
+  cluster: PgCluster | undefined,
+  kind: DatabaseKind,
+): { since: () => CpuSeconds } {
+  const postmaster =
+    kind === 'postgres' && cluster !== undefined
+      ? Number(readFileSync(join(cluster.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0])
+      : undefined;
+  const read = (): CpuSeconds => ({
+    service: service.cpuSeconds(),
+    anvil: anvil.pid === undefined ? NaN : cpuSecondsOf(anvil.pid),
+    postgres: postmaster === undefined ? NaN : processTreeCpuSeconds(postmaster),
+  });
+  const start = read();
+  return {
+    since: () => {
+      const now = read();
+      return {
+        service: now.service - start.service,
+        anvil: now.anvil - start.anvil,
+        postgres: now.postgres - start.postgres,
+      };
+    },
+  };
+}
+
+/** The server's RSS sampled five times a second. */
+function sampleRss(server: Server): { peak: () => number; stop: () => void } {
+  let peak = server.memory().rssMb;
+  const timer = setInterval(() => {
+    try {
+      peak = Math.max(peak, server.memory().rssMb);
+    } catch {
+      // The process is gone.
+    }
+  }, 200);
+  return { peak: () => peak, stop: () => clearInterval(timer) };
+}
+
+/** The rows of a paged list, following its `Link: <…>; rel="next"` header to the end. */
+async function countListed(port: number, path: string, headers: Record<string, string>): Promise<number> {
+  let count = 0;
+  let url: string | undefined = `http://127.0.0.1:${port}${path}`;
+  while (url !== undefined) {
+    const response = await fetch(url, { headers, signal: AbortSignal.timeout(30_000) });
+    const text = await response.text();
+    if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status}: ${text.slice(0, 300)}`);
+    count += (JSON.parse(text) as unknown[]).length;
+    url = /<([^>]+)>;\s*rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
+  }
+  return count;
+}
+
+async function getJson<T>(port: number, path: string, headers: Record<string, string>): Promise<T> {
+  const response = await fetch(`http://127.0.0.1:${port}${path}`, { headers, signal: AbortSignal.timeout(30_000) });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`GET ${path} answered ${response.status}: ${text.slice(0, 300)}`);
+  return JSON.parse(text) as T;
+}
+
+async function freshDatabase(kind: DatabaseKind, cluster: PgCluster | undefined): Promise<string> {
+  if (kind === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'chaintags-bench-follow-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    return `sqlite:${join(dir, 'follow.sqlite')}`;
+  }
+  if (cluster === undefined) throw new Error('no PostgreSQL cluster');
+  const client = new Client({ connectionString: cluster.url });
+  await client.connect();
+  try {
+    await client.query('DROP DATABASE IF EXISTS bench_follow WITH (FORCE)');
+    await client.query('CREATE DATABASE bench_follow');
+  } finally {
+    await client.end();
+  }
+  return cluster.url.replace(/\/postgres$/, '/bench_follow');
+}
+
+/** The transactions chaintags recorded, read from its database. */
+async function countTransactions(databaseUrl: string): Promise<number> {
+  const query = "SELECT COUNT(*) AS n FROM transactions WHERE chain = 'ethereum'";
+  if (databaseUrl.startsWith('sqlite:')) {
+    const db = new Database(databaseUrl.slice('sqlite:'.length), { readonly: true });
+    try {
+      return Number((db.prepare(query).get() as { n: number }).n);
+    } finally {
+      db.close();
+    }
+  }
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return Number(((await client.query(query)).rows[0] as { n: string }).n);
+  } finally {
+    await client.end();
+  }
+}
+
+function targetsOf(runs: Partial<Record<DatabaseKind, FollowFigures>>): FollowTarget[] {
+  const targets: FollowTarget[] = [];
+  for (const [kind, run] of Object.entries(runs)) {
+    targets.push({
+      name: `${kind}: catch-up`,
+      goal: '>= 50 blocks/s',
+      reached: `${run.catchUp.blocksPerSecond.toFixed(1)} blocks/s`,
+      met: run.catchUp.blocksPerSecond >= 50,
+    });
+    targets.push({
+      name: `${kind}: head latency p95`,
+      goal: '<= 1,000 ms',
+      reached: `${run.latency.p95Ms.toFixed(0)} ms (max ${run.latency.maxMs.toFixed(0)})`,
+      met: run.latency.p95Ms <= 1000,
+    });
+    const worst = Math.max(...Object.values(run.api.endpoints).map((figures) => figures.p99Ratio));
+    targets.push({
+      name: `${kind}: API p99 following / idle (worst endpoint)`,
+      goal: '<= 1.50',
+      reached: worst.toFixed(2),
+      met: worst <= 1.5,
+    });
+    const exact =
+      run.correctness.statsVerifyExact &&
+      run.correctness.transactionsRecorded === run.correctness.transfersWithTrackedEnd &&
+      run.backfill.countsWrong === 0 &&
+      run.catchUp.recordedInDatabase === run.catchUp.recordedTransfers;
+    targets.push({
+      name: `${kind}: recorded = transfers with a tracked end; stats verify`,
+      goal: 'exact',
+      reached: exact ? 'exact' : 'NOT exact',
+      met: exact,
+    });
+  }
+  return targets;
+}
+
+function percentile(sorted: readonly number[], fraction: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
+}
+
+function compiled(): { main: string; cli: string } {
+  if (build === undefined) throw new Error('chaintags has not been compiled yet');
+  return build;
+}
+
+async function startTracked(start: () => Promise<Server>): Promise<Server> {
+  const server = await start();
+  cleanups.push(() => server.stop());
+  return server;
+}
+
+async function stopTracked(server: Server): Promise<void> {
+  await server.stop();
+}
+
+function parseArguments(argv: readonly string[]): Settings {
+  const settings: Settings = {
+    blocks: 1000,
+    perBlock: 50,
+    addresses: 10_000,
+    late: 1000,
+    untracked: 2000,
+    senders: 2000,
+    samples: 50,
+    seconds: 10,
+    warmup: 3,
+    connections: 10,
+    intervalMs: 200,
+    databases: ['postgres'],
+    cpuProfile: false,
+    serviceLog: false,
+    seed: 'chaintags-follow',
+  };
+  let sqlite = false;
+  let postgres = true;
+  for (let index = 0; index < argv.length; index += 1) {
+    const flag = argv[index]!;
+    const count = (min: number) => {
+      const text = argv[index + 1];
+      index += 1;
+      if (text === undefined || !/^\d+$/.test(text) || Number(text) < min) {
+        throw new Error(`${flag} must be a whole number of at least ${min}`);
+      }
+      return Number(text);
+    };
+    switch (flag) {
+      case '--blocks':
+        settings.blocks = count(1);
+        break;
+      case '--per-block':
+        settings.perBlock = count(2);
+        break;
+      case '--addresses':
+        settings.addresses = count(10);
+        break;
+      case '--late':
+        settings.late = count(0);
+        break;
+      case '--untracked':
+        settings.untracked = count(1);
+        break;
+      case '--senders':
+        settings.senders = count(2);
+        break;
+      case '--samples':
+        settings.samples = count(1);
+        break;
+      case '--duration':
+        settings.seconds = count(1);
+        break;
+      case '--warmup':
+        settings.warmup = count(1);
+        break;
+      case '--connections':
+        settings.connections = count(1);
+        break;
+      case '--interval-ms':
+        settings.intervalMs = count(50);
+        break;
+      case '--sqlite':
+        sqlite = true;
+        break;
+      case '--skip-postgres':
+        postgres = false;
+        break;
+      case '--cpu-prof':
+        settings.cpuProfile = true;
+        break;
+      case '--service-log':
+        settings.serviceLog = true;
+        break;
+      case '--seed': {
+        const seed = argv[index + 1];
+        index += 1;
+        if (seed === undefined) throw new Error('--seed needs a value');
+        settings.seed = seed;
+        break;
+      }
+      default:
+        throw new Error(`unknown option ${flag}`);
+    }
+  }
+  settings.databases = [...(postgres ? ['postgres' as const] : []), ...(sqlite ? ['sqlite' as const] : [])];
+  if (settings.databases.length === 0) throw new Error('--skip-postgres needs --sqlite');
+  return settings;
+}
+
+process.once('SIGINT', () => {
+  log('interrupted: stopping everything this run started');
+  void cleanup().finally(() => process.exit(130));
+});
+
+main().catch(async (error: unknown) => {
+  log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  await cleanup();
+  process.exitCode = 1;
+});
