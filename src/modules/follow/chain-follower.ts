@@ -4,8 +4,7 @@ import type { HoldingInput, RecordInput, TokenInput } from '../../core/records/r
 import { NATIVE_TOKEN } from '../../core/addresses/token-address';
 import type { FollowedChainConfig } from '../../config/config';
 import type { Sql } from '../../database/db.service';
-import type { RecordSink } from '../ingest/sink/record-sink';
-import type { WriteHook } from '../ingest/sink/write-hook';
+import type { IngestService } from '../ingest/ingest.service';
 import { Backfill, FollowerStatus, FollowRepository, LeaseLost, Position } from './follow.repository';
 import type { ChainReader } from './rpc/chain-reader';
 import { BlockHeader, ChainMoved, HoldingKey, holdingKey, ObservedTransfer, Reading } from './rpc/reading';
@@ -53,7 +52,7 @@ export interface FollowerDeps {
   holder: string;
   reader: ChainReader;
   repository: FollowRepository;
-  sink: RecordSink;
+  ingest: IngestService;
   tuning: FollowerTuning;
   onReport: (report: FollowerReport) => void;
 }
@@ -69,7 +68,7 @@ class ChainStopped extends Error {}
  * checks the node's chain id, looks for a reorganisation at its position, takes in newly tracked
  * addresses, reads the next range of blocks up to head − confirmations and commits their
  * transfers, the balances they touched (read from state at the range's last block), discovered
- * tokens, the kept aggregates and its new position in one transaction (RecordSink, per batch).
+ * tokens, the kept aggregates and its new position in one transaction (the ingest module's sink).
  * Then it reads one step of a backfill, committed the same way with the backfill's progress.
  *
  * A reorganisation (the block at the position is no longer the node's) is undone in one
@@ -243,7 +242,7 @@ export class ChainFollower {
     position: Position,
     write: (tx: Sql) => Promise<void>,
   ): Promise<void> {
-    const { reader, repository, sink, settings, holder, tuning } = this.deps;
+    const { reader, repository, settings, holder, tuning } = this.deps;
     const touched = new Map<string, HoldingKey>();
     for (const key of reading.touched) touched.set(holdingKey(key), key);
     for (const address of fresh)
@@ -275,22 +274,13 @@ export class ChainFollower {
             nativeNext: nativeBackfillStart(settings, position.block),
           }
         : undefined;
-    const hook: WriteHook = {
-      beforeCommit: async (tx) => {
-        if (fresh.length > 0) await repository.follow(tx, this.chain, fresh, backfill, new Date());
-        await write(tx);
-        await repository.holdLease(tx, this.chain, holder, new Date(Date.now() + tuning.leaseMs));
-      },
-    };
-    const report = await sink.write([{ items: items.map((record, index) => ({ position: index + 1, record })) }], {
-      policy: 'per-batch',
-      hooks: [hook],
+    const written = await this.deps.ingest.writeLive(items, async (tx) => {
+      if (fresh.length > 0) await repository.follow(tx, this.chain, fresh, backfill, new Date());
+      await write(tx);
+      await repository.holdLease(tx, this.chain, holder, new Date(Date.now() + tuning.leaseMs));
     });
-    if (!report.committed) {
-      const first = report.invalidItems[0];
-      throw new ChainStopped(
-        `a record read from the chain was refused (${first?.reason ?? 'unknown reason'}); ${this.chain} stops`,
-      );
+    if (!written.committed) {
+      throw new ChainStopped(`a record read from the chain was refused (${written.reason}); ${this.chain} stops`);
     }
     for (const token of tokens) this.known.add(token.deployments[0]!.address);
     for (const address of fresh) this.followed.add(address);
@@ -332,7 +322,7 @@ export class ChainFollower {
   }
 
   private async undoReorganisation(position: Position): Promise<void> {
-    const { repository, reader, sink, holder, tuning } = this.deps;
+    const { repository, reader, holder, tuning } = this.deps;
     const kept = await repository.keptBlocks(this.chain, position.block!);
     let ancestor: BlockHeader | undefined;
     for (const block of kept) {
@@ -350,14 +340,10 @@ export class ChainFollower {
     const depth = position.block! - ancestor.number;
     const keys = await repository.holdingsWrittenSince(this.chain, ancestor.time);
     const holdings = await this.readHoldings(keys, ancestor);
-    await sink.rewind(this.chain, ancestor.number, holdings, [
-      {
-        beforeCommit: async (tx) => {
-          await repository.rewind(tx, this.chain, ancestor);
-          await repository.holdLease(tx, this.chain, holder, new Date(Date.now() + tuning.leaseMs));
-        },
-      },
-    ]);
+    await this.deps.ingest.rewindChain(this.chain, ancestor.number, holdings, async (tx) => {
+      await repository.rewind(tx, this.chain, ancestor);
+      await repository.holdLease(tx, this.chain, holder, new Date(Date.now() + tuning.leaseMs));
+    });
     this.indexed = ancestor.number;
     this.logger.warn(
       `reorganisation: ${depth} block${depth === 1n ? '' : 's'} after ${ancestor.number} undone, ${keys.length} balances read again`,

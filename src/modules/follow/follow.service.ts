@@ -12,7 +12,7 @@ import type { ChainId } from '../../core/chains/chain-ids';
 import { chainFacts, isEvmChain } from '../../core/chains/chain-registry';
 import { APP_CONFIG, AppConfig, FollowConfig } from '../../config/config';
 import { Metrics } from '../../http/metrics/metrics.service';
-import { RecordSink } from '../ingest/sink/record-sink';
+import { IngestService } from '../ingest/ingest.service';
 import { ChainFollower, DEFAULT_TUNING, FollowerReport } from './chain-follower';
 import { FollowRepository } from './follow.repository';
 import { ChainReader } from './rpc/chain-reader';
@@ -38,7 +38,7 @@ export class FollowService implements OnApplicationBootstrap, BeforeApplicationS
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(FOLLOW_ON_START) private readonly onStart: boolean,
     private readonly repository: FollowRepository,
-    private readonly sink: RecordSink,
+    private readonly ingest: IngestService,
     // Absent in a context without the HTTP server's metrics (the `follow` command).
     @Optional() private readonly metrics?: Metrics,
   ) {
@@ -76,7 +76,7 @@ export class FollowService implements OnApplicationBootstrap, BeforeApplicationS
         holder: this.holder,
         reader: new ChainReader(settings.chain, settings.rpcUrls),
         repository: this.repository,
-        sink: this.sink,
+        ingest: this.ingest,
         tuning: {
           ...DEFAULT_TUNING,
           leaseMs: this.settings.leaseMs,

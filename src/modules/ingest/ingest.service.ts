@@ -1,6 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { open } from 'node:fs/promises';
+import type { ChainId } from '../../core/chains/chain-ids';
+import type { HoldingInput, RecordInput } from '../../core/records/record-input';
 import type { RecordType } from '../../core/records/records';
+import type { Sql } from '../../database/db.service';
 import { RecordSink } from './sink/record-sink';
 import type { SinkReport } from './sink/sink-run';
 import type { ByteSource } from './sources/line-reader';
@@ -31,6 +34,9 @@ export interface ImportOptions {
   startedAt?: Date;
 }
 
+/** What a live source's write came to: committed, or refused with the first invalid record's reason. */
+export type LiveWrite = { committed: true } | { committed: false; reason: string };
+
 export interface ImportReport {
   /** False when invalid lines made the import roll back: then nothing was written. */
   committed: boolean;
@@ -54,6 +60,33 @@ export interface ImportReport {
 @Injectable()
 export class IngestService {
   constructor(private readonly sink: RecordSink) {}
+
+  /**
+   * A live source's records (a chain follower's block range), validated and written in one
+   * transaction with the kept aggregates; `beforeCommit` runs last in it, for the source's own
+   * position. Nothing is written when any record is invalid.
+   */
+  async writeLive(records: readonly RecordInput[], beforeCommit: (tx: Sql) => Promise<void>): Promise<LiveWrite> {
+    const report = await this.sink.write(
+      [{ items: records.map((record, index) => ({ position: index + 1, record })) }],
+      {
+        policy: 'per-batch',
+        hooks: [{ beforeCommit }],
+      },
+    );
+    if (report.committed) return { committed: true };
+    return { committed: false, reason: report.invalidItems[0]?.reason ?? 'an invalid record' };
+  }
+
+  /** A chain taken back to `block` after a reorganisation (RecordSink.rewind), `beforeCommit` last. */
+  rewindChain(
+    chain: ChainId,
+    block: bigint,
+    holdings: readonly HoldingInput[],
+    beforeCommit: (tx: Sql) => Promise<void>,
+  ): Promise<void> {
+    return this.sink.rewind(chain, block, holdings, [{ beforeCommit }]);
+  }
 
   /** Opens the file first, so that a missing file fails before anything starts. */
   async importFile(path: string, options: ImportOptions = {}): Promise<ImportReport> {
