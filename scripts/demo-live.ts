@@ -58,6 +58,8 @@ async function main(): Promise<void> {
       CONFIRMATIONS_ETHEREUM: '0',
       FOLLOW_INTERVAL_MS: '500',
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+      // The demo's chain has no market: no price source unless one is asked for.
+      PRICE_REFRESH_SECONDS: process.env.PRICE_REFRESH_SECONDS ?? '0',
     });
     const token = await deployTestToken(anvil, TOKEN);
     const accounts = TAGGED.map((index) => anvil!.accounts[index]!.address);
