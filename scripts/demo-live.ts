@@ -12,7 +12,7 @@ import { deployTestToken, mint, transfer } from '../test/support/test-token';
 /**
  * `npm run demo:live`: chaintags following a chain while you watch.
  *
- * Starts anvil (a local Ethereum node from the devDependency @foundry-rs/anvil, chain id 1), the
+ * Starts anvil (a local Ethereum node from the devDependency @foundry-rs/anvil-linux-amd64, chain id 1), the
  * service on a temporary SQLite file with FOLLOW on, RPC_URL_ETHEREUM at anvil, confirmations 0
  * and FOLLOW_INTERVAL_MS 500, and a key for account `demo`. It deploys a test token, tags three of
  * anvil's dev accounts through the API, then makes a transfer between them every two seconds,

@@ -245,7 +245,9 @@ function parseFollow(env: NodeJS.ProcessEnv): FollowConfig {
     const suffix = chain.id.toUpperCase();
     const rpcUrls = parseRpcUrls(env, `RPC_URL_${suffix}`);
     if (rpcUrls.length > 0 && !evm.has(chain.id)) {
-      throw new ConfigError(`RPC_URL_${suffix}: ${chain.id} cannot be followed yet (only the EVM chains can); remove it`);
+      throw new ConfigError(
+        `RPC_URL_${suffix}: ${chain.id} cannot be followed yet (only the EVM chains can); remove it`,
+      );
     }
     return {
       chain: chain.id,

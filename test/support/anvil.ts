@@ -21,8 +21,10 @@ import { mnemonicToAccount, PrivateKeyAccount, privateKeyToAccount } from 'viem/
 /**
  * A real anvil (Foundry's local EVM node) for the tests of the EVM follower.
  *
- * The binary comes from the devDependency `@foundry-rs/anvil`, whose platform package
- * (`@foundry-rs/anvil-<os>-<arch>`) carries it; ANVIL_BINARY overrides. Each node listens on a port
+ * The binary comes from the devDependency `@foundry-rs/anvil-linux-amd64` (Foundry's platform
+ * package for Linux on x86-64, the machines the tests and CI run on; `@foundry-rs/anvil`'s other
+ * platform packages are not on the registry this project installs from, so the lock file could
+ * not hold them). On another platform, install that platform's package or set ANVIL_BINARY. Each node listens on a port
  * anvil picks itself (`--port 0`, read back from its "Listening on" line, so no other process can
  * take the port in between) on 127.0.0.1, mines each transaction as it arrives unless `blockTime`
  * or `noMining` says otherwise, and is killed when the test process ends, however it ends: anvil
@@ -248,8 +250,8 @@ export function anvilBinary(): string {
     directory = dirname(require.resolve(`${platformPackage}/package.json`));
   } catch {
     throw new Error(
-      `anvil not found: ${platformPackage} is not installed (it comes with the devDependency @foundry-rs/anvil ` +
-        `as an optional dependency; run npm install, or set ANVIL_BINARY)`,
+      `anvil not found: ${platformPackage} is not installed (the devDependency is @foundry-rs/anvil-linux-amd64; ` +
+        `on another platform install that platform's package, or set ANVIL_BINARY to an anvil binary)`,
     );
   }
   const binary = join(directory, 'bin', process.platform === 'win32' ? 'anvil.exe' : 'anvil');
