@@ -264,17 +264,21 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
   const backfillStarted = performance.now();
   await postTags(service.port, key, lateTags);
   const backfilled = await waitSynced(service.port, headers, anvil, 1_800_000, serviceStartedAt);
+  const backfillCpuSeconds = backfillCpu.since();
+  const checking = performance.now();
   const counts = await checkCounts(service.port, headers, pool.late, traffic.perAddress);
+  const checkSeconds = (performance.now() - checking) / 1000;
   const backfill = {
     addresses: pool.late.length,
     transfers: traffic.touchingTrackedOrLate - traffic.touchingTracked,
     seconds: (backfilled.at - backfillStarted) / 1000,
     countsChecked: pool.late.length,
     countsWrong: counts.length,
+    checkSeconds,
     wrongExamples: counts.slice(0, 5),
     recordedInDatabase: await countTransactions(databaseUrl),
     expectedInDatabase: traffic.touchingTrackedOrLate,
-    cpuSeconds: backfillCpu.since(),
+    cpuSeconds: backfillCpuSeconds,
   };
   log(
     `${kind}: backfill of ${backfill.addresses} addresses in ${backfill.seconds.toFixed(1)} s; ` +
@@ -287,10 +291,16 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
       `${latency.p95Ms.toFixed(0)} ms, max ${latency.maxMs.toFixed(0)} ms`,
   );
 
-  const api = await measureApi(service, headers, traffic, anvil, serviceStartedAt, settings, [
-    ...trackedTags,
-    ...lateTags,
-  ]);
+  const api = await measureApi(
+    service,
+    headers,
+    traffic,
+    anvil,
+    serviceStartedAt,
+    settings,
+    [...trackedTags, ...lateTags],
+    () => cpuMeter(service, anvil, cluster, kind),
+  );
   await waitSynced(service.port, headers, anvil, 600_000, serviceStartedAt);
   const memory = service.memory();
   const anvilMemory = anvil.pid === undefined ? undefined : memoryOf(anvil.pid);
@@ -528,6 +538,7 @@ async function measureApi(
   since: Date,
   settings: Settings,
   tags: readonly TagJob[],
+  meter: () => { since: () => CpuSeconds },
 ): Promise<FollowFigures['api']> {
   const addresses = [...traffic.perAddress.keys()].slice(0, ADDRESS_PATHS);
   const paths: Record<LoadEndpoint, string[]> = {
@@ -537,6 +548,16 @@ async function measureApi(
     holdings: tags.map((tag) => `/v2/token-holdings?tag=${tag.name}`),
   };
   const mining = { blocks: 0, seconds: 0, maxLagBlocks: 0 };
+  const cpu = {
+    idle: { seconds: 0, service: 0, anvil: 0, postgres: 0 },
+    following: { seconds: 0, service: 0, anvil: 0, postgres: 0 },
+  };
+  const account = (side: 'idle' | 'following', windows: readonly Window[], used: CpuSeconds) => {
+    cpu[side].seconds += windows.reduce((sum, window) => sum + window.result.seconds, 0);
+    cpu[side].service += used.service;
+    cpu[side].anvil += used.anvil;
+    cpu[side].postgres += used.postgres;
+  };
   const window = async (endpoint: LoadEndpoint): Promise<Window> => {
     const cpuBefore = service.cpuSeconds();
     const result = await drive({
@@ -554,7 +575,10 @@ async function measureApi(
     try {
       // The follower settles into the pace of the blocks before the measurement.
       await sleep(2000);
-      return [await window(endpoint), await window(endpoint)];
+      const used = meter();
+      const windows = [await window(endpoint), await window(endpoint)];
+      account('following', windows, used.since());
+      return windows;
     } finally {
       const report = await miner.stop();
       mining.blocks += report.blocks;
@@ -574,9 +598,13 @@ async function measureApi(
       connections: settings.connections,
       seconds: settings.warmup,
     });
+    let used = meter();
     const idleFirst = await window(endpoint);
+    account('idle', [idleFirst], used.since());
     const whileFollowing = await following(endpoint);
+    used = meter();
     const idleLast = await window(endpoint);
+    account('idle', [idleLast], used.since());
     const idle = pooled([idleFirst, idleLast]);
     const busy = pooled(whileFollowing);
     endpoints[endpoint] = { idle, following: busy, p99Ratio: busy.p99 / idle.p99 };
@@ -592,7 +620,16 @@ async function measureApi(
   return {
     endpoints: endpoints as FollowFigures['api']['endpoints'],
     miner: { ...mining, everyMs: settings.intervalMs, transfersPerBlock: settings.perBlock },
+    cpuShare: {
+      idle: shares(cpu.idle),
+      following: shares(cpu.following),
+    },
   };
+}
+
+/** CPU seconds per second of wall time (1 = a whole core), by process. */
+function shares(cpu: CpuSeconds & { seconds: number }): CpuSeconds {
+  return { service: cpu.service / cpu.seconds, anvil: cpu.anvil / cpu.seconds, postgres: cpu.postgres / cpu.seconds };
 }
 
 /** One measured window of load, with the server's CPU time during it. */

@@ -53,6 +53,8 @@ export interface FollowFigures {
     seconds: number;
     countsChecked: number;
     countsWrong: number;
+    /** Reading their transactions (GET /v2/transactions?chain=&address=&per_page=100, 8 at a time). */
+    checkSeconds: number;
     wrongExamples: { address: string; listed: number; expected: number }[];
     recordedInDatabase: number;
     expectedInDatabase: number;
@@ -62,6 +64,8 @@ export interface FollowFigures {
   api: {
     endpoints: Record<LoadEndpoint, { idle: LoadResult; following: LoadResult; p99Ratio: number }>;
     miner: { blocks: number; seconds: number; everyMs: number; transfersPerBlock: number; maxLagBlocks: number };
+    /** Cores used (CPU seconds per second) during the measured windows, by process. */
+    cpuShare: { idle: CpuSeconds; following: CpuSeconds };
   };
   /** Of the server process that followed, in MiB. */
   rss: { peakSampledMb: number; highWaterMb: number; atEndMb: number };
@@ -116,6 +120,8 @@ export function formatFollowResults(results: FollowResults): string {
   ];
   for (const [kind, run] of Object.entries(results.runs)) {
     const { catchUp, backfill, latency, api, rss, correctness } = run;
+    const shareLine = (process: keyof CpuSeconds) =>
+      `${number(api.cpuShare.idle[process], 2)} → ${number(api.cpuShare.following[process], 2)}`;
     parts.push(
       '',
       `${kind === 'postgres' ? 'PostgreSQL' : 'SQLite'}: ${number(run.addresses.tracked)} tracked addresses, ` +
@@ -142,7 +148,8 @@ export function formatFollowResults(results: FollowResults): string {
         [
           'backfill',
           `${number(backfill.addresses)} addresses, ${number(backfill.transfers)} more transfers: ` +
-            `${number(backfill.seconds, 1)} s until synced; counts wrong ${backfill.countsWrong} of ${backfill.countsChecked}`,
+            `${number(backfill.seconds, 1)} s until synced; counts wrong ${backfill.countsWrong} of ${backfill.countsChecked} ` +
+            `(read in ${number(backfill.checkSeconds, 1)} s)`,
         ],
         ['', `${cpuLine(backfill.cpuSeconds)}`],
         [
@@ -154,6 +161,11 @@ export function formatFollowResults(results: FollowResults): string {
           'mining under load',
           `${number(api.miner.blocks)} blocks of ${api.miner.transfersPerBlock} in ${number(api.miner.seconds, 1)} s ` +
             `(one every ${api.miner.everyMs} ms asked); the follower at most ${api.miner.maxLagBlocks} blocks behind`,
+        ],
+        [
+          '',
+          `cores used, idle → following: chaintags ${shareLine('service')}, anvil ${shareLine('anvil')}` +
+            (Number.isFinite(api.cpuShare.idle.postgres) ? `, PostgreSQL ${shareLine('postgres')}` : ''),
         ],
         [
           'server RSS',
