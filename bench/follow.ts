@@ -1,8 +1,9 @@
 /**
  * `npm run bench:follow`: the EVM follower (src/modules/follow) against a real node, measured.
  *
- * 1. Starts anvil (chain id 1), deploys three ERC-20 test tokens, turns automine off, and gives
- *    every sender ether and tokens straight in state (bench/lib/chain-traffic.ts).
+ * 1. Starts anvil (chain id 1, the states of the last `blocks` + 100 blocks kept in memory),
+ *    deploys three ERC-20 test tokens, turns automine off, and gives the senders (half tracked,
+ *    half untracked) ether and tokens straight in state (bench/lib/chain-traffic.ts).
  * 2. Starts chaintags (compiled, as bench/run.ts runs it) with FOLLOW on, RPC_URL_ETHEREUM at anvil,
  *    confirmations 0, and tags the tracked addresses through POST /v2/tags/:tag (100 a tag); waits
  *    until GET /v2/sync says synced at the head, and stops it.
@@ -21,7 +22,7 @@
  * Prints a table and writes bench/results/follow-latest.json.
  *
  *   npm run bench:follow [-- --blocks 1000] [--per-block 50] [--addresses 10000] [--late 1000]
- *                        [--untracked 10000] [--samples 50] [--duration 10] [--warmup 3]
+ *                        [--untracked 2000] [--senders 2000] [--samples 50] [--duration 10] [--warmup 3]
  *                        [--connections 10] [--interval-ms 200] [--sqlite] [--skip-postgres]
  *                        [--cpu-prof] [--service-log] [--seed S]
  *
