@@ -61,6 +61,7 @@ import {
   startService,
   statsVerify,
 } from './lib/processes';
+import { benchLog, Cleanups, runBench } from './lib/lifecycle';
 
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
 const ACCOUNT = 'bench';
@@ -97,21 +98,8 @@ interface Settings {
 }
 
 /** Everything the run started, so that an error or Ctrl-C still stops it (last in, first out). */
-const cleanups: (() => Promise<void> | void)[] = [];
-
-async function cleanup(): Promise<void> {
-  while (cleanups.length > 0) {
-    try {
-      await cleanups.pop()!();
-    } catch (error) {
-      log(`cleanup: ${String(error)}`);
-    }
-  }
-}
-
-function log(line: string): void {
-  process.stderr.write(`[bench:follow ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
-}
+const cleanups = new Cleanups();
+const log = benchLog('bench:follow');
 
 let build: { main: string; cli: string } | undefined;
 
@@ -133,7 +121,7 @@ async function main(): Promise<void> {
   }
   const runs: Partial<Record<DatabaseKind, FollowFigures>> = {};
   for (const kind of settings.databases) runs[kind] = await runOn(kind, settings, cluster);
-  await cleanup();
+  await cleanups.run(log);
 
   const results: FollowResults = {
     command: `npm run bench:follow${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
@@ -697,7 +685,7 @@ function startMiner(
   return {
     stop: async () => {
       stop();
-      cleanups.splice(cleanups.indexOf(stop), 1);
+      cleanups.remove(stop);
       await Promise.all([mining, sampling]);
       return { blocks, seconds: (ended - started) / 1000, maxLagBlocks: maxLag };
     },
@@ -957,13 +945,4 @@ function parseArguments(argv: readonly string[]): Settings {
   return settings;
 }
 
-process.once('SIGINT', () => {
-  log('interrupted: stopping everything this run started');
-  void cleanup().finally(() => process.exit(130));
-});
-
-main().catch(async (error: unknown) => {
-  log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-  await cleanup();
-  process.exitCode = 1;
-});
+runBench(main, cleanups, log);

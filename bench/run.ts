@@ -69,6 +69,7 @@ import {
   TagLoad,
   Throughput,
 } from './lib/report';
+import { benchLog, Cleanups, runBench } from './lib/lifecycle';
 
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
 const PG_BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
@@ -109,21 +110,8 @@ const REPORTED_PG_SETTINGS = [
 let build: { main: string; cli: string } | undefined;
 
 /** Everything the run started, so that an error or Ctrl-C still stops it. */
-const cleanups: (() => Promise<void> | void)[] = [];
-
-async function cleanup(): Promise<void> {
-  while (cleanups.length > 0) {
-    try {
-      await cleanups.pop()!();
-    } catch (error) {
-      log(`cleanup: ${String(error)}`);
-    }
-  }
-}
-
-function log(line: string): void {
-  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
-}
+const cleanups = new Cleanups();
+const log = benchLog('bench');
 
 async function main(): Promise<void> {
   const settings = parseArguments(process.argv.slice(2));
@@ -156,7 +144,7 @@ async function main(): Promise<void> {
 
   const postgres = await postgresPhase(settings, meta, cluster, keys, apiKeys, profileDir);
   const sqlite = settings.sqlite ? await sqlitePhase(settings, meta, keys, apiKeys) : undefined;
-  await cleanup();
+  await cleanups.run(log);
 
   const partial: Omit<Results, 'targets'> = {
     command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
@@ -681,7 +669,7 @@ function runProcess(
     child.once('error', reject);
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      cleanups.splice(cleanups.indexOf(stop), 1);
+      cleanups.remove(stop);
       if (code === 0) resolve({ stdout, stderr });
       else reject(new Error(`${file} ${args.join(' ')} failed (${signal ?? `exit ${code}`}): ${stderr.slice(-2000)}`));
     });
@@ -873,13 +861,4 @@ function parseArguments(argv: readonly string[]): Settings {
   return settings;
 }
 
-process.once('SIGINT', () => {
-  log('interrupted: stopping everything this run started');
-  void cleanup().finally(() => process.exit(130));
-});
-
-main().catch(async (error: unknown) => {
-  log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-  await cleanup();
-  process.exitCode = 1;
-});
+runBench(main, cleanups, log);
