@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { Db } from '../src/database/db.service';
+import { sql, SqlFragment } from '../src/database/sql';
 import { IngestService } from '../src/modules/ingest/ingest.service';
+import { TransactionsRepository } from '../src/modules/transactions/transactions.repository';
 import { encodeCursor } from '../src/modules/transactions/cursor';
 import { runCli } from './support/cli';
 import {
@@ -195,6 +198,25 @@ describe.each(DATABASES)('GET /v2/transactions on %s', (kind) => {
       expect(await list(query)).toEqual(expected(keep));
     });
   });
+
+  if (kind === 'sqlite') {
+    it.each([
+      ['address and chain', { address: 'p', chain: 'ethereum' as const }],
+      ['address, chain and token', { address: 'p', chain: 'bnb' as const, tokenAddress: usdtBnb }],
+    ])('reads an address on a chain (%s) through the address indexes, not the whole chain', async (_name, filters) => {
+      const db = t.app.get(Db);
+      const seen: SqlFragment[] = [];
+      const capture = jest.spyOn(db, 'query').mockImplementationOnce((statement: SqlFragment) => {
+        seen.push(statement);
+        return Promise.resolve([]);
+      });
+      await t.app.get(TransactionsRepository).page({ ...filters, address: p.canonical }, 51);
+      capture.mockRestore();
+      const plan = await db.query<{ detail: string }>(sql`EXPLAIN QUERY PLAN ${seen[0]!}`);
+      const indexes = plan.map((step) => /USING (?:COVERING )?INDEX (\w+)/.exec(step.detail)?.[1]).filter(Boolean);
+      expect(indexes.sort()).toEqual(['transactions_by_recipient', 'transactions_by_sender']);
+    });
+  }
 
   /** Follows `next` links from the first page; `between` runs before each following page is fetched. */
   async function walk(query: string, between: () => Promise<void> = async () => {}) {

@@ -26,6 +26,8 @@ import { chunks, list, raw, rows, sql, SqlFragment } from './sql';
  *   (AggregateWrite.round). A long import does that in several rounds, each locking more
  *   address_stats rows; the tag and token rows are locked and updated once, at the end
  *   (AggregateWrite.finish), so that no round takes an address_stats row while holding a tag's.
+ *   Data writes do not deadlock one another over those rounds: a whole-input write (a file) runs
+ *   alone among them (IngestRepository.lockDataWriters).
  * - A change to a tag's addresses takes a shared lock on the address_stats rows of the addresses
  *   it adds or removes (an address without a row gets an empty one, so that there is a row to
  *   lock), reads what those addresses bring (readMembersPart: their holdings, and their

@@ -83,6 +83,17 @@ export function lookedUpIn(dialect: Dialect, column: SqlFragment, subquery: SqlF
   return dialect === 'postgres' ? sql`${column} = ANY(ARRAY(${subquery}))` : sql`${column} IN (${subquery})`;
 }
 
+/**
+ * `column` for a condition that must not choose the index: SQLite's planner, with no `ANALYZE`
+ * statistics, prefers an index on an equality it can use twice over, so `chain = ? AND
+ * from_address = ?` read every transaction of the chain through transactions_by_chain_time
+ * instead of the address's own. A unary `+` keeps SQLite from using an index on the column;
+ * PostgreSQL, which plans from statistics, gets the column as it is.
+ */
+export function filterOnly(dialect: Dialect, column: string): SqlFragment {
+  return raw(dialect === 'postgres' ? column : `+${column}`);
+}
+
 /** Values as the drivers return them: pg gives Date for timestamptz and strings for bigint/numeric. */
 export function toIso(value: Date | string): string {
   return value instanceof Date ? value.toISOString() : new Date(value).toISOString();

@@ -13,12 +13,36 @@ import type {
 import { TRANSACTION_FIELDS } from '../../core/records/transaction-fields';
 import { Catalog } from './validation/catalog';
 
+/** The advisory lock key of lockDataWriters (PostgreSQL's advisory locks are named by a number). */
+const DATA_WRITERS_LOCK = '7263746167';
+
 /**
  * The sink's writes. Every statement is an upsert, so writing the same records again rewrites
  * the same values and changes nothing. Callers pass the transaction the records are written in.
  */
 @Injectable()
 export class IngestRepository {
+  /**
+   * PostgreSQL: the first statement of every data write transaction. A whole-input write (a file
+   * import) takes the data writers' lock alone, every other data write (a per-batch source's batch,
+   * a follower's range or rewind) shares it. A file's rows come in file order, and its kept
+   * aggregates are updated in rounds, so two file imports that share rows, or a file import and a
+   * live write, could each hold a row the other needs next; PostgreSQL would then roll one of them
+   * back, and a file import cannot be run again (its source is read once). With the lock, a file
+   * import waits for the live writes in flight and runs alone among data writers until it commits;
+   * the live writes wait for it, and retry their own deadlocks, which stay possible among
+   * themselves (Db.transaction). Tag changes and readers do not take it. SQLite runs one writer at
+   * a time already.
+   */
+  async lockDataWriters(tx: Sql, mode: 'alone' | 'shared'): Promise<void> {
+    if (tx.dialect !== 'postgres') return;
+    await tx.query(
+      mode === 'alone'
+        ? sql`SELECT pg_advisory_xact_lock(${DATA_WRITERS_LOCK}::bigint)`
+        : sql`SELECT pg_advisory_xact_lock_shared(${DATA_WRITERS_LOCK}::bigint)`,
+    );
+  }
+
   async loadCatalog(tx: Sql): Promise<Catalog> {
     const chains = await tx.query<{ chain: string; chain_id: number | string }>(
       sql`SELECT chain, chain_id FROM chains`,

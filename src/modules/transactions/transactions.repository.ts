@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ChainId } from '../../core/chains/chain-ids';
 import { addressSet } from '../../database/address-sets';
 import { Db } from '../../database/db.service';
+import { filterOnly } from '../../database/dialect';
 import { and, empty, raw, sql, SqlFragment } from '../../database/sql';
 import { TagScope } from '../../core/tags/tag-scope';
 import { CursorPosition } from './cursor';
@@ -56,8 +57,11 @@ export class TransactionsRepository {
    */
   page(filters: TransactionFilters, limit: number): Promise<TransactionRow[]> {
     const shared: SqlFragment[] = [];
-    if (filters.chain !== undefined) shared.push(sql`chain = ${filters.chain}`);
-    if (filters.tokenAddress !== undefined) shared.push(sql`token_address = ${filters.tokenAddress}`);
+    // With an address or a tag, the rows come from the address indexes (below), whatever the chain.
+    const byAddress = filters.address !== undefined || filters.scope !== undefined;
+    const column = (name: string) => (byAddress ? filterOnly(this.db.dialect, name) : raw(name));
+    if (filters.chain !== undefined) shared.push(sql`${column('chain')} = ${filters.chain}`);
+    if (filters.tokenAddress !== undefined) shared.push(sql`${column('token_address')} = ${filters.tokenAddress}`);
     if (filters.since !== undefined) shared.push(sql`block_time > ${filters.since}`);
     if (filters.after !== undefined) {
       shared.push(sql`(block_time, id) < (${filters.after.blockTime}, ${filters.after.id})`);

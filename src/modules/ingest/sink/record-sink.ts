@@ -79,6 +79,7 @@ export class RecordSink {
     hooks: readonly WriteHook[] = [],
   ): Promise<void> {
     await this.db.transaction(async (tx) => {
+      await this.repository.lockDataWriters(tx, 'shared');
       const validator = new RecordValidator(await this.repository.loadCatalog(tx), new Date().toISOString() as Instant);
       const checked: HoldingRecord[] = [];
       for (const [index, holding] of holdings.entries()) {
@@ -123,6 +124,7 @@ export class RecordSink {
    * waiting; the writer writes it while the next one is read and checked.
    */
   private async consumeWholeInput(tx: Sql, source: RecordSource, run: SinkRun, writing: Writing): Promise<void> {
+    await this.repository.lockDataWriters(tx, 'alone');
     const validator = new RecordValidator(await this.repository.loadCatalog(tx), run.startedAt);
     const changes = new PendingChanges(writing.changesPerRound);
     const writer = new BatchWriter<PendingWrites>((pending) => this.writeRecords(tx, pending, writing, changes));
@@ -176,6 +178,7 @@ export class RecordSink {
     run: SinkRun,
     writing: Writing,
   ): Promise<{ tally: BatchTally; written: boolean }> {
+    await this.repository.lockDataWriters(tx, 'shared');
     // Read again in every transaction, so that the checks see what other writers committed since.
     const validator = new RecordValidator(await this.repository.loadCatalog(tx), run.startedAt);
     const tally = new BatchTally();
