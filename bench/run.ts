@@ -68,6 +68,7 @@ import {
   SqliteFigures,
   TagLoad,
   Throughput,
+  WRITING_ENDPOINTS,
 } from './lib/report';
 import { benchLog, Cleanups, runBench } from './lib/lifecycle';
 
@@ -342,7 +343,8 @@ const WRITER_EVERY_MS = 100;
 /**
  * The stats and holdings endpoints, in turn, measured idle and then while bench/lib/writer.ts
  * commits WRITER_TRANSFERS transfers between tagged EVM addresses every WRITER_EVERY_MS, each batch
- * its own transaction through chaintags' sink (which updates the kept aggregates in it).
+ * its own transaction through chaintags' sink (which updates the kept aggregates in it). One load
+ * drives the three endpoints, as before; each answer's latency is also counted for its endpoint.
  */
 async function measureReadsWhileWriting(
   service: Server,
@@ -351,14 +353,23 @@ async function measureReadsWhileWriting(
   settings: Settings,
   headers: Record<string, string>,
 ): Promise<ReadsWhileWriting> {
-  const lists = (['tag', 'address', 'holdings'] as const).map((id) => pathsFor(id, meta));
+  const lists = WRITING_ENDPOINTS.map((id) => pathsFor(id, meta));
   const paths = Array.from({ length: Math.max(...lists.map((list) => list.length)) }, (_v, index) =>
     lists.map((list) => list[index % list.length]!),
   ).flat();
-  const load = { paths, headers, connections: settings.connections, seconds: settings.seconds };
+  const endpointByPath = new Map<string, string>(
+    WRITING_ENDPOINTS.flatMap((id, index) => lists[index]!.map((path): [string, string] => [path, id])),
+  );
+  const load = {
+    paths,
+    headers,
+    connections: settings.connections,
+    seconds: settings.seconds,
+    endpointOf: (path: string) => endpointByPath.get(path) ?? 'unknown',
+  };
   log(`reads while writing: the stats and holdings endpoints idle for ${settings.seconds} s`);
   await drive({ ...load, port: service.port, seconds: settings.warmup });
-  const idle = (await measure(service, load)).result;
+  const { byEndpoint: idleShares = {}, ...idle } = (await measure(service, load)).result;
 
   const tagged = [...new Set(meta.tags.flatMap((tag) => tag.addresses))].filter((address) =>
     /^0x[0-9a-fA-F]{40}$/.test(address),
@@ -387,7 +398,7 @@ async function measureReadsWhileWriting(
   await sleep(5000);
   log(`reads while writing: the same endpoints for ${settings.seconds} s while the writer commits`);
   await drive({ ...load, port: service.port, seconds: settings.warmup });
-  const writing = (await measure(service, load)).result;
+  const { byEndpoint: writingShares = {}, ...writing } = (await measure(service, load)).result;
   writer.stdin.end();
   if ((await exited) !== 0) throw new Error(`the writer failed: ${output}`);
   const report = JSON.parse(output) as { commits: number; commitP50Ms: number; commitP99Ms: number };
@@ -395,10 +406,22 @@ async function measureReadsWhileWriting(
     `  p99 idle ${idle.p99.toFixed(1)} ms, while writing ${writing.p99.toFixed(1)} ms; ${report.commits} commits, ` +
       `commit p99 ${report.commitP99Ms.toFixed(1)} ms`,
   );
+  const endpoints: ReadsWhileWriting['endpoints'] = {};
+  for (const id of WRITING_ENDPOINTS) {
+    const before = idleShares[id];
+    const during = writingShares[id];
+    if (before === undefined || during === undefined) continue;
+    endpoints[id] = { idle: before, writing: during, p99Ratio: during.p99 / before.p99 };
+    log(
+      `  ${ENDPOINT_LABELS[id]}: p99 idle ${before.p99.toFixed(1)} ms, while writing ${during.p99.toFixed(1)} ms ` +
+        `(${(during.p99 / before.p99).toFixed(2)}×)`,
+    );
+  }
   return {
     idle,
     writing,
     p99Ratio: writing.p99 / idle.p99,
+    endpoints,
     writer: { transfersPerBatch: WRITER_TRANSFERS, everyMs: WRITER_EVERY_MS, ...report },
   };
 }
