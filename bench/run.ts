@@ -54,7 +54,16 @@ import {
 } from './generate';
 import { drive, LoadOptions, LoadResult } from './lib/load';
 import { applySettings, parseSetting, reportSettings } from './lib/pg-settings';
-import { buildService, ROOT, Server, sleep, startFloor, startService, statsVerify } from './lib/processes';
+import {
+  buildService,
+  machineTicks,
+  ROOT,
+  Server,
+  sleep,
+  startFloor,
+  startService,
+  statsVerify,
+} from './lib/processes';
 import {
   BigTagAlone,
   ENDPOINT_IDS,
@@ -118,6 +127,7 @@ async function main(): Promise<void> {
   const settings = parseArguments(process.argv.slice(2));
   const started = performance.now();
   const startedAt = new Date().toISOString();
+  const ticksBefore = machineTicks();
   mkdirSync(RESULTS_DIR, { recursive: true });
 
   const dataDir = settings.dataDir ?? defaultDatasetDir(settings.dataset);
@@ -146,12 +156,16 @@ async function main(): Promise<void> {
   const postgres = await postgresPhase(settings, meta, cluster, keys, apiKeys, profileDir);
   const sqlite = settings.sqlite ? await sqlitePhase(settings, meta, keys, apiKeys) : undefined;
   await cleanups.run(log);
+  const ticksAfter = machineTicks();
 
   const partial: Omit<Results, 'targets'> = {
     command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
     startedAt,
     wallSeconds: (performance.now() - started) / 1000,
-    machine,
+    machine: {
+      ...machine,
+      cpuStealShare: (ticksAfter.steal - ticksBefore.steal) / (ticksAfter.total - ticksBefore.total),
+    },
     postgresSettings,
     changedPostgresSettings: Object.fromEntries(settings.pgSettings),
     dataset: {

@@ -104,7 +104,8 @@ export interface Results {
   command: string;
   startedAt: string;
   wallSeconds: number;
-  machine: Record<string, string | number>;
+  /** `cpuStealShare`: of the machine's CPU ticks during the run, the share the host gave to others (/proc/stat). */
+  machine: Record<string, string | number> & { cpuStealShare: number };
   /** The server's values of the settings that shape these figures. */
   postgresSettings: Record<string, string>;
   /** What this run changed from the test cluster's settings (`--pg-setting`). */
@@ -141,6 +142,7 @@ export function formatResults(results: Results): string {
       `${number(options.holdings)} holdings, ${number(options.tags)} tags (${number(results.dataset.tagMemberships)} memberships)`,
     `machine: ${results.machine.cpu} × ${results.machine.cpus}, ${results.machine.memoryGb} GB, Node ${results.machine.node}, ` +
       `PostgreSQL ${results.machine.postgres}, SQLite ${results.machine.sqlite}`,
+    `CPU steal during the run: ${number(results.machine.cpuStealShare * 100, 1)}% of the machine's CPU time (/proc/stat)`,
     `PostgreSQL settings: ${Object.entries(results.postgresSettings)
       .map(([name, value]) => `${name}=${value}`)
       .join(', ')}`,
