@@ -40,13 +40,16 @@ import { cpus, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { Client } from 'pg';
 import { PgCluster, startCluster, stopCluster } from '../test/support/pg-cluster';
 import {
+  addDatasetOptions,
   BENCH_ACCOUNTS,
   COPY_COLUMNS,
   COPY_TABLES,
   DatasetMeta,
+  datasetOptionsOf,
   DatasetOptions,
   DEFAULT_DATASET,
   defaultDatasetDir,
@@ -80,6 +83,7 @@ import {
   WRITING_ENDPOINTS,
 } from './lib/report';
 import { benchLog, Cleanups, runBench } from './lib/lifecycle';
+import { addLoadOptions, cpuProfileOption, LoadSettings, parseCommandLine } from './lib/options';
 
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
 const PG_BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
@@ -124,7 +128,8 @@ const cleanups = new Cleanups();
 const log = benchLog('bench');
 
 async function main(): Promise<void> {
-  const settings = parseArguments(process.argv.slice(2));
+  const settings = readSettings(process.argv.slice(2));
+  if (settings === undefined) return;
   const started = performance.now();
   const startedAt = new Date().toISOString();
   const ticksBefore = machineTicks();
@@ -813,89 +818,74 @@ function transactionCountsOnFile(pgSettings: readonly [string, string][]): numbe
   });
 }
 
-function parseArguments(argv: readonly string[]): Settings {
-  const settings: Settings = {
-    dataset: { ...DEFAULT_DATASET },
-    dataDir: undefined,
-    seconds: 10,
-    warmup: 3,
-    connections: 10,
-    endpoints: [...ENDPOINT_IDS],
-    sqlite: true,
-    copy: true,
-    cpuProfile: false,
-    writing: true,
-    pgSettings: [],
-  };
-  for (let index = 0; index < argv.length; index += 1) {
-    const flag = argv[index]!;
-    const value = () => {
-      const next = argv[index + 1];
-      if (next === undefined) throw new Error(`${flag} needs a value`);
-      index += 1;
-      return next;
-    };
-    const count = (min: number) => {
-      const text = value();
-      if (!/^\d+$/.test(text) || Number(text) < min)
-        throw new Error(`${flag} must be a whole number of at least ${min}`);
-      return Number(text);
-    };
-    switch (flag) {
-      case '--transactions':
-        settings.dataset.transactions = count(1);
-        break;
-      case '--addresses':
-        settings.dataset.addresses = count(1000);
-        break;
-      case '--holdings':
-        settings.dataset.holdings = count(1);
-        break;
-      case '--tags':
-        settings.dataset.tags = count(3);
-        break;
-      case '--seed':
-        settings.dataset.seed = value();
-        break;
-      case '--data-dir':
-        settings.dataDir = value();
-        break;
-      case '--duration':
-        settings.seconds = count(1);
-        break;
-      case '--warmup':
-        settings.warmup = count(1);
-        break;
-      case '--connections':
-        settings.connections = count(1);
-        break;
-      case '--endpoints': {
-        const chosen = value().split(',');
-        const unknown = chosen.filter((id) => !(ENDPOINT_IDS as readonly string[]).includes(id));
-        if (unknown.length > 0) throw new Error(`unknown endpoints ${unknown.join(', ')} (${ENDPOINT_IDS.join(', ')})`);
-        settings.endpoints = chosen as EndpointId[];
-        break;
+/** The run's settings from its command line; undefined after `--help` or a refused option. */
+function readSettings(argv: readonly string[]): Settings | undefined {
+  const command = new Command('npm run bench --').description(
+    "chaintags' speed and scale on this machine: import, endpoints against the floor, reads while writing, " +
+      'on PostgreSQL and SQLite (bench/README.md).',
+  );
+  addDatasetOptions(command)
+    .option('--data-dir <folder>', "the dataset's folder (default: $TMPDIR/chaintags-bench/<a name from the options>)")
+    .addOption(
+      new Option('--endpoints <list>', `the endpoints to measure, comma-separated (${ENDPOINT_IDS.join(', ')})`)
+        .default([...ENDPOINT_IDS], ENDPOINT_IDS.join(','))
+        .argParser(endpointList),
+    );
+  addLoadOptions(command)
+    .option('--skip-sqlite', 'PostgreSQL only')
+    .option('--skip-copy', 'leave out the COPY yardstick of the import')
+    .option('--skip-writing', 'leave out reads while writing')
+    .addOption(cpuProfileOption())
+    .addOption(
+      new Option(
+        '--pg-setting <name=value>',
+        "a PostgreSQL setting beyond the test cluster's (ALTER SYSTEM and a restart); repeatable",
+      )
+        .default([], 'none')
+        .argParser((text: string, previous: [string, string][]) => [...previous, pgSetting(text)]),
+    );
+  const options = parseCommandLine<
+    DatasetOptions &
+      LoadSettings & {
+        dataDir?: string;
+        endpoints: EndpointId[];
+        skipSqlite?: boolean;
+        skipCopy?: boolean;
+        skipWriting?: boolean;
+        cpuProf?: boolean;
+        pgSetting: [string, string][];
       }
-      case '--skip-sqlite':
-        settings.sqlite = false;
-        break;
-      case '--skip-copy':
-        settings.copy = false;
-        break;
-      case '--skip-writing':
-        settings.writing = false;
-        break;
-      case '--cpu-prof':
-        settings.cpuProfile = true;
-        break;
-      case '--pg-setting':
-        settings.pgSettings.push(parseSetting(value()));
-        break;
-      default:
-        throw new Error(`unknown option ${flag}`);
-    }
+  >(command, argv);
+  if (options === undefined) return undefined;
+  return {
+    dataset: datasetOptionsOf(options),
+    dataDir: options.dataDir,
+    seconds: options.duration,
+    warmup: options.warmup,
+    connections: options.connections,
+    endpoints: options.endpoints,
+    sqlite: options.skipSqlite !== true,
+    copy: options.skipCopy !== true,
+    cpuProfile: options.cpuProf === true,
+    writing: options.skipWriting !== true,
+    pgSettings: options.pgSetting,
+  };
+}
+
+function endpointList(text: string): EndpointId[] {
+  const chosen = text.split(',');
+  const unknown = chosen.filter((id) => !(ENDPOINT_IDS as readonly string[]).includes(id));
+  if (unknown.length > 0)
+    throw new InvalidArgumentError(`unknown: ${unknown.join(', ')}; the endpoints are ${ENDPOINT_IDS.join(', ')}.`);
+  return chosen as EndpointId[];
+}
+
+function pgSetting(text: string): [string, string] {
+  try {
+    return parseSetting(text);
+  } catch (error) {
+    throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
   }
-  return settings;
 }
 
 runBench(main, cleanups, log);
