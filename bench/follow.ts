@@ -34,6 +34,7 @@ import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
+import { Command, Option } from 'commander';
 import { Client } from 'pg';
 import { Anvil, startAnvil } from '../test/support/anvil';
 import { PgCluster, startCluster, stopCluster } from '../test/support/pg-cluster';
@@ -62,6 +63,7 @@ import {
   statsVerify,
 } from './lib/processes';
 import { benchLog, Cleanups, runBench } from './lib/lifecycle';
+import { addLoadOptions, cpuProfileOption, LoadSettings, parseCommandLine, wholeNumber } from './lib/options';
 
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
 const ACCOUNT = 'bench';
@@ -104,7 +106,8 @@ const log = benchLog('bench:follow');
 let build: { main: string; cli: string } | undefined;
 
 async function main(): Promise<void> {
-  const settings = parseArguments(process.argv.slice(2));
+  const settings = readSettings(process.argv.slice(2));
+  if (settings === undefined) return;
   const started = performance.now();
   const startedAt = new Date().toISOString();
   const loadBefore = loadavg()[0]!;
@@ -853,96 +856,68 @@ async function stopTracked(server: Server): Promise<void> {
   await server.stop();
 }
 
-function parseArguments(argv: readonly string[]): Settings {
-  const settings: Settings = {
-    blocks: 1000,
-    perBlock: 50,
-    addresses: 10_000,
-    late: 1000,
-    untracked: 2000,
-    senders: 2000,
-    samples: 50,
-    seconds: 10,
-    warmup: 3,
-    connections: 10,
-    intervalMs: 200,
-    databases: ['postgres'],
-    cpuProfile: false,
-    serviceLog: false,
-    seed: 'chaintags-follow',
-  };
-  let sqlite = false;
-  let postgres = true;
-  for (let index = 0; index < argv.length; index += 1) {
-    const flag = argv[index]!;
-    const count = (min: number) => {
-      const text = argv[index + 1];
-      index += 1;
-      if (text === undefined || !/^\d+$/.test(text) || Number(text) < min) {
-        throw new Error(`${flag} must be a whole number of at least ${min}`);
-      }
-      return Number(text);
-    };
-    switch (flag) {
-      case '--blocks':
-        settings.blocks = count(1);
-        break;
-      case '--per-block':
-        settings.perBlock = count(2);
-        break;
-      case '--addresses':
-        settings.addresses = count(10);
-        break;
-      case '--late':
-        settings.late = count(0);
-        break;
-      case '--untracked':
-        settings.untracked = count(1);
-        break;
-      case '--senders':
-        settings.senders = count(2);
-        break;
-      case '--samples':
-        settings.samples = count(1);
-        break;
-      case '--duration':
-        settings.seconds = count(1);
-        break;
-      case '--warmup':
-        settings.warmup = count(1);
-        break;
-      case '--connections':
-        settings.connections = count(1);
-        break;
-      case '--interval-ms':
-        settings.intervalMs = count(50);
-        break;
-      case '--sqlite':
-        sqlite = true;
-        break;
-      case '--skip-postgres':
-        postgres = false;
-        break;
-      case '--cpu-prof':
-        settings.cpuProfile = true;
-        break;
-      case '--service-log':
-        settings.serviceLog = true;
-        break;
-      case '--seed': {
-        const seed = argv[index + 1];
-        index += 1;
-        if (seed === undefined) throw new Error('--seed needs a value');
-        settings.seed = seed;
-        break;
-      }
-      default:
-        throw new Error(`unknown option ${flag}`);
+/** The run's settings from its command line; undefined after `--help` or a refused option. */
+function readSettings(argv: readonly string[]): Settings | undefined {
+  const count = (flags: string, description: string, fallback: number, min: number) =>
+    new Option(flags, description).default(fallback).argParser(wholeNumber(min));
+  const command = new Command('npm run bench:follow --')
+    .description(
+      "chaintags' EVM follower against anvil: catch-up, backfill, head latency, API while following (bench/README.md).",
+    )
+    .addOption(count('--blocks <n>', 'blocks to catch up', 1000, 1))
+    .addOption(count('--per-block <n>', 'transfers in each block', 50, 2))
+    .addOption(count('--addresses <n>', 'tracked addresses', 10_000, 10))
+    .addOption(count('--late <n>', 'addresses tagged after the catch-up (backfill)', 1000, 0))
+    .addOption(count('--untracked <n>', 'addresses never tagged', 2000, 1))
+    .addOption(count('--senders <n>', 'funded senders, half of them tracked', 2000, 2))
+    .addOption(count('--samples <n>', 'head-latency blocks', 50, 1));
+  addLoadOptions(command)
+    .addOption(count('--interval-ms <ms>', "the follower's interval (FOLLOW_INTERVAL_MS)", 200, 50))
+    .option('--sqlite', 'SQLite too, after PostgreSQL')
+    .option('--skip-postgres', 'leave out PostgreSQL (with --sqlite)')
+    .addOption(cpuProfileOption())
+    .option('--service-log', "the service's log lines, request logs included, into bench/results/follow-<database>.log")
+    .addOption(new Option('--seed <text>', 'seed of the addresses and the traffic').default('chaintags-follow'));
+  const options = parseCommandLine<
+    LoadSettings & {
+      blocks: number;
+      perBlock: number;
+      addresses: number;
+      late: number;
+      untracked: number;
+      senders: number;
+      samples: number;
+      intervalMs: number;
+      sqlite?: boolean;
+      skipPostgres?: boolean;
+      cpuProf?: boolean;
+      serviceLog?: boolean;
+      seed: string;
     }
-  }
-  settings.databases = [...(postgres ? ['postgres' as const] : []), ...(sqlite ? ['sqlite' as const] : [])];
-  if (settings.databases.length === 0) throw new Error('--skip-postgres needs --sqlite');
-  return settings;
+  >(command, argv, (parsed) =>
+    parsed.skipPostgres === true && parsed.sqlite !== true ? '--skip-postgres needs --sqlite' : undefined,
+  );
+  if (options === undefined) return undefined;
+  return {
+    blocks: options.blocks,
+    perBlock: options.perBlock,
+    addresses: options.addresses,
+    late: options.late,
+    untracked: options.untracked,
+    senders: options.senders,
+    samples: options.samples,
+    seconds: options.duration,
+    warmup: options.warmup,
+    connections: options.connections,
+    intervalMs: options.intervalMs,
+    databases: [
+      ...(options.skipPostgres === true ? [] : ['postgres' as const]),
+      ...(options.sqlite === true ? ['sqlite' as const] : []),
+    ],
+    cpuProfile: options.cpuProf === true,
+    serviceLog: options.serviceLog === true,
+    seed: options.seed,
+  };
 }
 
 runBench(main, cleanups, log);

@@ -39,6 +39,7 @@ import { encodeCashAddress } from '@bitauth/libauth/build/lib/address/cash-addre
 import { sha256 } from '@noble/hashes/sha2.js';
 import { base58, bech32, createBase58check } from '@scure/base';
 import { Address } from '@ton/core';
+import { Command, Option, OptionValues } from 'commander';
 import { getAddress } from 'viem';
 import { canonicalAddressOnChain, type AddressFamily } from '../src/core/addresses';
 import { chainsOfFamily } from '../src/core/addresses/address-families';
@@ -48,6 +49,7 @@ import { MAX_TAGS_PER_ADDRESS } from '../src/core/tags/tag-rules';
 import { TOKENS } from '../src/database/reference-data';
 import { TRANSACTION_FIELDS } from '../src/core/records/transaction-fields';
 import { syntheticTxHash } from '../scripts/lib/tx-hash';
+import { parseCommandLine, wholeNumber } from './lib/options';
 
 /** Bumped whenever the output for the same options changes, so cached datasets are rebuilt. */
 export const GENERATOR_VERSION = 2;
@@ -807,49 +809,47 @@ function skewOf(perAddress: Int32Array): DatasetMeta['skew'] {
   };
 }
 
-function parseArguments(argv: readonly string[]): { options: DatasetOptions; out: string | undefined } {
-  const options = { ...DEFAULT_DATASET };
-  let out: string | undefined;
-  for (let index = 0; index < argv.length; index += 2) {
-    const flag = argv[index]!;
-    const value = argv[index + 1];
-    if (value === undefined) throw new Error(`${flag} needs a value`);
-    const count = () => {
-      if (!/^\d+$/.test(value) || Number(value) < 1) throw new Error(`${flag} must be a positive whole number`);
-      return Number(value);
-    };
-    switch (flag) {
-      case '--addresses':
-        options.addresses = count();
-        break;
-      case '--transactions':
-        options.transactions = count();
-        break;
-      case '--holdings':
-        options.holdings = count();
-        break;
-      case '--tags':
-        options.tags = count();
-        break;
-      case '--seed':
-        options.seed = value;
-        break;
-      case '--out':
-        out = value;
-        break;
-      default:
-        throw new Error(`unknown option ${flag}`);
-    }
-  }
-  return { options, out };
+/**
+ * `--transactions`, `--addresses`, `--holdings`, `--tags` and `--seed`, as bench/run.ts,
+ * bench/migration.ts and this script take them, with DEFAULT_DATASET's values as defaults.
+ */
+export function addDatasetOptions(command: Command): Command {
+  const count = (flags: string, description: string, fallback: number, min: number) =>
+    new Option(flags, description).default(fallback).argParser(wholeNumber(min));
+  return command
+    .addOption(count('--transactions <n>', 'transactions in the dataset', DEFAULT_DATASET.transactions, 1))
+    .addOption(count('--addresses <n>', 'addresses in the dataset', DEFAULT_DATASET.addresses, 1000))
+    .addOption(count('--holdings <n>', 'holdings in the dataset', DEFAULT_DATASET.holdings, 1))
+    .addOption(
+      count('--tags <n>', `tags, shared out among the ${BENCH_ACCOUNTS.length} accounts`, DEFAULT_DATASET.tags, 3),
+    )
+    .addOption(new Option('--seed <text>', "the dataset's random seed").default(DEFAULT_DATASET.seed));
+}
+
+/** The dataset options of a parsed command line (see addDatasetOptions). */
+export function datasetOptionsOf(options: OptionValues): DatasetOptions {
+  const { transactions, addresses, holdings, tags, seed } = options as DatasetOptions;
+  return { transactions, addresses, holdings, tags, seed };
+}
+
+/** Generates the dataset the command line names, and prints its folder. */
+function main(): void {
+  const command = addDatasetOptions(
+    new Command('node -r @swc-node/register bench/generate.ts').description(
+      "Writes the benchmark's dataset and prints the folder it wrote.",
+    ),
+  ).option('--out <folder>', 'where to write it (default: $TMPDIR/chaintags-bench/<a name from the options>)');
+  const parsed = parseCommandLine<DatasetOptions & { out?: string }>(command, process.argv.slice(2));
+  if (parsed === undefined) return;
+  const options = datasetOptionsOf(parsed);
+  const dir = parsed.out ?? defaultDatasetDir(options);
+  generateDataset(options, dir, (line) => process.stderr.write(`${line}\n`));
+  process.stdout.write(`${dir}\n`);
 }
 
 if (require.main === module) {
   try {
-    const { options, out } = parseArguments(process.argv.slice(2));
-    const dir = out ?? defaultDatasetDir(options);
-    generateDataset(options, dir, (line) => process.stderr.write(`${line}\n`));
-    process.stdout.write(`${dir}\n`);
+    main();
   } catch (error) {
     process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);

@@ -1,7 +1,7 @@
 /**
  * How long migration 1763700000030 (the kept aggregates) takes on an existing database.
  *
- *   node -r @swc-node/register bench/migration.ts [--transactions N] [--addresses N] [--holdings N] [--tags N]
+ *   node -r @swc-node/register bench/migration.ts [--transactions N] [--addresses N] [--holdings N] [--tags N] [--seed S]
  *
  * Generates (or reuses) the benchmark's dataset, loads it into a throwaway PostgreSQL 15 cluster
  * with COPY and the tags with plain INSERTs (canonical addresses), puts the database back to the
@@ -13,17 +13,20 @@ import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { Command } from 'commander';
 import { Client } from 'pg';
 import { parseAddress } from '../src/core/addresses';
 import { startCluster, stopCluster } from '../test/support/pg-cluster';
 import {
+  addDatasetOptions,
   COPY_COLUMNS,
   COPY_TABLES,
-  DEFAULT_DATASET,
+  datasetOptionsOf,
   DatasetOptions,
   defaultDatasetDir,
   ensureDataset,
 } from './generate';
+import { parseCommandLine } from './lib/options';
 import { ROOT } from './lib/processes';
 
 const PG_BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
@@ -32,29 +35,15 @@ function log(line: string): void {
   process.stderr.write(`[migration ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 }
 
-function parseArguments(argv: string[]): DatasetOptions {
-  const options = { ...DEFAULT_DATASET };
-  for (let index = 0; index < argv.length; index += 2) {
-    const value = Number(argv[index + 1]);
-    if (!Number.isInteger(value) || value < 1) throw new Error(`${argv[index]} needs a whole number`);
-    switch (argv[index] ?? '') {
-      case '--transactions':
-        options.transactions = value;
-        break;
-      case '--addresses':
-        options.addresses = value;
-        break;
-      case '--holdings':
-        options.holdings = value;
-        break;
-      case '--tags':
-        options.tags = value;
-        break;
-      default:
-        throw new Error(`unknown option ${argv[index]}`);
-    }
-  }
-  return options;
+/** The dataset from the command line; undefined after `--help` or a refused option. */
+function readOptions(argv: readonly string[]): DatasetOptions | undefined {
+  const command = addDatasetOptions(
+    new Command('node -r @swc-node/register bench/migration.ts').description(
+      'Times migration 1763700000030 (the kept aggregates) on a database loaded with the dataset; prints one JSON line.',
+    ),
+  );
+  const options = parseCommandLine<DatasetOptions>(command, argv);
+  return options === undefined ? undefined : datasetOptionsOf(options);
 }
 
 function run(command: string, args: string[], env: Record<string, string> = {}): Promise<number> {
@@ -70,7 +59,8 @@ function run(command: string, args: string[], env: Record<string, string> = {}):
 }
 
 async function main(): Promise<void> {
-  const options = parseArguments(process.argv.slice(2));
+  const options = readOptions(process.argv.slice(2));
+  if (options === undefined) return;
   const meta = ensureDataset(options, defaultDatasetDir(options), log);
   const cluster = await startCluster();
   try {

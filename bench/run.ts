@@ -40,13 +40,16 @@ import { cpus, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { Client } from 'pg';
 import { PgCluster, startCluster, stopCluster } from '../test/support/pg-cluster';
 import {
+  addDatasetOptions,
   BENCH_ACCOUNTS,
   COPY_COLUMNS,
   COPY_TABLES,
   DatasetMeta,
+  datasetOptionsOf,
   DatasetOptions,
   DEFAULT_DATASET,
   defaultDatasetDir,
@@ -54,7 +57,16 @@ import {
 } from './generate';
 import { drive, LoadOptions, LoadResult } from './lib/load';
 import { applySettings, parseSetting, reportSettings } from './lib/pg-settings';
-import { buildService, ROOT, Server, sleep, startFloor, startService, statsVerify } from './lib/processes';
+import {
+  buildService,
+  machineTicks,
+  ROOT,
+  Server,
+  sleep,
+  startFloor,
+  startService,
+  statsVerify,
+} from './lib/processes';
 import {
   BigTagAlone,
   ENDPOINT_IDS,
@@ -68,8 +80,10 @@ import {
   SqliteFigures,
   TagLoad,
   Throughput,
+  WRITING_ENDPOINTS,
 } from './lib/report';
 import { benchLog, Cleanups, runBench } from './lib/lifecycle';
+import { addLoadOptions, cpuProfileOption, LoadSettings, parseCommandLine } from './lib/options';
 
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
 const PG_BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
@@ -114,9 +128,11 @@ const cleanups = new Cleanups();
 const log = benchLog('bench');
 
 async function main(): Promise<void> {
-  const settings = parseArguments(process.argv.slice(2));
+  const settings = readSettings(process.argv.slice(2));
+  if (settings === undefined) return;
   const started = performance.now();
   const startedAt = new Date().toISOString();
+  const ticksBefore = machineTicks();
   mkdirSync(RESULTS_DIR, { recursive: true });
 
   const dataDir = settings.dataDir ?? defaultDatasetDir(settings.dataset);
@@ -145,12 +161,16 @@ async function main(): Promise<void> {
   const postgres = await postgresPhase(settings, meta, cluster, keys, apiKeys, profileDir);
   const sqlite = settings.sqlite ? await sqlitePhase(settings, meta, keys, apiKeys) : undefined;
   await cleanups.run(log);
+  const ticksAfter = machineTicks();
 
   const partial: Omit<Results, 'targets'> = {
     command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
     startedAt,
     wallSeconds: (performance.now() - started) / 1000,
-    machine,
+    machine: {
+      ...machine,
+      cpuStealShare: (ticksAfter.steal - ticksBefore.steal) / (ticksAfter.total - ticksBefore.total),
+    },
     postgresSettings,
     changedPostgresSettings: Object.fromEntries(settings.pgSettings),
     dataset: {
@@ -342,7 +362,8 @@ const WRITER_EVERY_MS = 100;
 /**
  * The stats and holdings endpoints, in turn, measured idle and then while bench/lib/writer.ts
  * commits WRITER_TRANSFERS transfers between tagged EVM addresses every WRITER_EVERY_MS, each batch
- * its own transaction through chaintags' sink (which updates the kept aggregates in it).
+ * its own transaction through chaintags' sink (which updates the kept aggregates in it). One load
+ * drives the three endpoints, as before; each answer's latency is also counted for its endpoint.
  */
 async function measureReadsWhileWriting(
   service: Server,
@@ -351,14 +372,23 @@ async function measureReadsWhileWriting(
   settings: Settings,
   headers: Record<string, string>,
 ): Promise<ReadsWhileWriting> {
-  const lists = (['tag', 'address', 'holdings'] as const).map((id) => pathsFor(id, meta));
+  const lists = WRITING_ENDPOINTS.map((id) => pathsFor(id, meta));
   const paths = Array.from({ length: Math.max(...lists.map((list) => list.length)) }, (_v, index) =>
     lists.map((list) => list[index % list.length]!),
   ).flat();
-  const load = { paths, headers, connections: settings.connections, seconds: settings.seconds };
+  const endpointByPath = new Map<string, string>(
+    WRITING_ENDPOINTS.flatMap((id, index) => lists[index]!.map((path): [string, string] => [path, id])),
+  );
+  const load = {
+    paths,
+    headers,
+    connections: settings.connections,
+    seconds: settings.seconds,
+    endpointOf: (path: string) => endpointByPath.get(path) ?? 'unknown',
+  };
   log(`reads while writing: the stats and holdings endpoints idle for ${settings.seconds} s`);
   await drive({ ...load, port: service.port, seconds: settings.warmup });
-  const idle = (await measure(service, load)).result;
+  const { byEndpoint: idleShares = {}, ...idle } = (await measure(service, load)).result;
 
   const tagged = [...new Set(meta.tags.flatMap((tag) => tag.addresses))].filter((address) =>
     /^0x[0-9a-fA-F]{40}$/.test(address),
@@ -387,7 +417,7 @@ async function measureReadsWhileWriting(
   await sleep(5000);
   log(`reads while writing: the same endpoints for ${settings.seconds} s while the writer commits`);
   await drive({ ...load, port: service.port, seconds: settings.warmup });
-  const writing = (await measure(service, load)).result;
+  const { byEndpoint: writingShares = {}, ...writing } = (await measure(service, load)).result;
   writer.stdin.end();
   if ((await exited) !== 0) throw new Error(`the writer failed: ${output}`);
   const report = JSON.parse(output) as { commits: number; commitP50Ms: number; commitP99Ms: number };
@@ -395,10 +425,22 @@ async function measureReadsWhileWriting(
     `  p99 idle ${idle.p99.toFixed(1)} ms, while writing ${writing.p99.toFixed(1)} ms; ${report.commits} commits, ` +
       `commit p99 ${report.commitP99Ms.toFixed(1)} ms`,
   );
+  const endpoints: ReadsWhileWriting['endpoints'] = {};
+  for (const id of WRITING_ENDPOINTS) {
+    const before = idleShares[id];
+    const during = writingShares[id];
+    if (before === undefined || during === undefined) continue;
+    endpoints[id] = { idle: before, writing: during, p99Ratio: during.p99 / before.p99 };
+    log(
+      `  ${ENDPOINT_LABELS[id]}: p99 idle ${before.p99.toFixed(1)} ms, while writing ${during.p99.toFixed(1)} ms ` +
+        `(${(during.p99 / before.p99).toFixed(2)}×)`,
+    );
+  }
   return {
     idle,
     writing,
     p99Ratio: writing.p99 / idle.p99,
+    endpoints,
     writer: { transfersPerBatch: WRITER_TRANSFERS, everyMs: WRITER_EVERY_MS, ...report },
   };
 }
@@ -776,89 +818,74 @@ function transactionCountsOnFile(pgSettings: readonly [string, string][]): numbe
   });
 }
 
-function parseArguments(argv: readonly string[]): Settings {
-  const settings: Settings = {
-    dataset: { ...DEFAULT_DATASET },
-    dataDir: undefined,
-    seconds: 10,
-    warmup: 3,
-    connections: 10,
-    endpoints: [...ENDPOINT_IDS],
-    sqlite: true,
-    copy: true,
-    cpuProfile: false,
-    writing: true,
-    pgSettings: [],
-  };
-  for (let index = 0; index < argv.length; index += 1) {
-    const flag = argv[index]!;
-    const value = () => {
-      const next = argv[index + 1];
-      if (next === undefined) throw new Error(`${flag} needs a value`);
-      index += 1;
-      return next;
-    };
-    const count = (min: number) => {
-      const text = value();
-      if (!/^\d+$/.test(text) || Number(text) < min)
-        throw new Error(`${flag} must be a whole number of at least ${min}`);
-      return Number(text);
-    };
-    switch (flag) {
-      case '--transactions':
-        settings.dataset.transactions = count(1);
-        break;
-      case '--addresses':
-        settings.dataset.addresses = count(1000);
-        break;
-      case '--holdings':
-        settings.dataset.holdings = count(1);
-        break;
-      case '--tags':
-        settings.dataset.tags = count(3);
-        break;
-      case '--seed':
-        settings.dataset.seed = value();
-        break;
-      case '--data-dir':
-        settings.dataDir = value();
-        break;
-      case '--duration':
-        settings.seconds = count(1);
-        break;
-      case '--warmup':
-        settings.warmup = count(1);
-        break;
-      case '--connections':
-        settings.connections = count(1);
-        break;
-      case '--endpoints': {
-        const chosen = value().split(',');
-        const unknown = chosen.filter((id) => !(ENDPOINT_IDS as readonly string[]).includes(id));
-        if (unknown.length > 0) throw new Error(`unknown endpoints ${unknown.join(', ')} (${ENDPOINT_IDS.join(', ')})`);
-        settings.endpoints = chosen as EndpointId[];
-        break;
+/** The run's settings from its command line; undefined after `--help` or a refused option. */
+function readSettings(argv: readonly string[]): Settings | undefined {
+  const command = new Command('npm run bench --').description(
+    "chaintags' speed and scale on this machine: import, endpoints against the floor, reads while writing, " +
+      'on PostgreSQL and SQLite (bench/README.md).',
+  );
+  addDatasetOptions(command)
+    .option('--data-dir <folder>', "the dataset's folder (default: $TMPDIR/chaintags-bench/<a name from the options>)")
+    .addOption(
+      new Option('--endpoints <list>', `the endpoints to measure, comma-separated (${ENDPOINT_IDS.join(', ')})`)
+        .default([...ENDPOINT_IDS], ENDPOINT_IDS.join(','))
+        .argParser(endpointList),
+    );
+  addLoadOptions(command)
+    .option('--skip-sqlite', 'PostgreSQL only')
+    .option('--skip-copy', 'leave out the COPY yardstick of the import')
+    .option('--skip-writing', 'leave out reads while writing')
+    .addOption(cpuProfileOption())
+    .addOption(
+      new Option(
+        '--pg-setting <name=value>',
+        "a PostgreSQL setting beyond the test cluster's (ALTER SYSTEM and a restart); repeatable",
+      )
+        .default([], 'none')
+        .argParser((text: string, previous: [string, string][]) => [...previous, pgSetting(text)]),
+    );
+  const options = parseCommandLine<
+    DatasetOptions &
+      LoadSettings & {
+        dataDir?: string;
+        endpoints: EndpointId[];
+        skipSqlite?: boolean;
+        skipCopy?: boolean;
+        skipWriting?: boolean;
+        cpuProf?: boolean;
+        pgSetting: [string, string][];
       }
-      case '--skip-sqlite':
-        settings.sqlite = false;
-        break;
-      case '--skip-copy':
-        settings.copy = false;
-        break;
-      case '--skip-writing':
-        settings.writing = false;
-        break;
-      case '--cpu-prof':
-        settings.cpuProfile = true;
-        break;
-      case '--pg-setting':
-        settings.pgSettings.push(parseSetting(value()));
-        break;
-      default:
-        throw new Error(`unknown option ${flag}`);
-    }
+  >(command, argv);
+  if (options === undefined) return undefined;
+  return {
+    dataset: datasetOptionsOf(options),
+    dataDir: options.dataDir,
+    seconds: options.duration,
+    warmup: options.warmup,
+    connections: options.connections,
+    endpoints: options.endpoints,
+    sqlite: options.skipSqlite !== true,
+    copy: options.skipCopy !== true,
+    cpuProfile: options.cpuProf === true,
+    writing: options.skipWriting !== true,
+    pgSettings: options.pgSetting,
+  };
+}
+
+function endpointList(text: string): EndpointId[] {
+  const chosen = text.split(',');
+  const unknown = chosen.filter((id) => !(ENDPOINT_IDS as readonly string[]).includes(id));
+  if (unknown.length > 0)
+    throw new InvalidArgumentError(`unknown: ${unknown.join(', ')}; the endpoints are ${ENDPOINT_IDS.join(', ')}.`);
+  return chosen as EndpointId[];
+}
+
+function pgSetting(text: string): [string, string] {
+  try {
+    return parseSetting(text);
+  } catch (error) {
+    throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
   }
-  return settings;
 }
 
 runBench(main, cleanups, log);

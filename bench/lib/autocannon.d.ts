@@ -21,7 +21,10 @@ declare module 'autocannon' {
     duration?: number;
     timeout?: number;
     headers?: Record<string, string>;
-    requests?: { setupRequest?: (request: RawRequest, context: Record<string, unknown>) => RawRequest }[];
+    requests?: {
+      setupRequest?: (request: RawRequest, context: Record<string, unknown>) => RawRequest;
+      onResponse?: (status: number, body: string, context: Record<string, unknown>) => void;
+    }[];
   }
 
   interface Result {

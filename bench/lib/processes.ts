@@ -211,6 +211,21 @@ export function processTreeCpuSeconds(root: number): number {
   return total;
 }
 
+/**
+ * The machine's CPU time so far, in clock ticks, from the `cpu` line of /proc/stat: all of it
+ * (user, nice, system, idle, iowait, irq, softirq, steal; guest time is already in user and nice)
+ * and the part stolen by the host for other guests. NaN where /proc/stat cannot be read.
+ */
+export function machineTicks(): { total: number; steal: number } {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!;
+    const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number);
+    return { total: ticks.reduce((sum, value) => sum + value, 0), steal: ticks[7] ?? NaN };
+  } catch {
+    return { total: NaN, steal: NaN };
+  }
+}
+
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
