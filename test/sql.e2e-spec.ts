@@ -4,7 +4,7 @@ import { addressSet, addressSetInJoinOrder } from '../src/database/address-sets'
 import { dataSourceOptions } from '../src/database/data-source';
 import { Db } from '../src/database/db.service';
 import { bigSum, columnTypes } from '../src/database/dialect';
-import { list, raw, rows, sql, SqlFragment } from '../src/database/sql';
+import { list, prepared, raw, rows, sql, SqlFragment } from '../src/database/sql';
 import { DATABASES, freshDatabase } from './support/test-app';
 
 // The SQL layer under the repositories, on each database: fragments as the drivers receive them,
@@ -45,6 +45,38 @@ describe.each(DATABASES)('SQL fragments on %s', (kind) => {
       sql`SELECT ${'eth'} AS chain, CASE WHEN ${'a'} = ${'a'} THEN 1 ELSE 0 END AS same`,
     );
     expect(found.map((row) => ({ chain: row.chain, same: Number(row.same) }))).toEqual([{ chain: 'eth', same: 1 }]);
+  });
+
+  it('runs a prepared statement with new values every time, kept under one name per connection on PostgreSQL', async () => {
+    const statement = (accountName: string) =>
+      prepared(
+        sql`SELECT name, CAST(${accountName.length} AS INTEGER) AS size FROM accounts WHERE name = ${accountName}`,
+      );
+    const names = await db.transaction(async (tx) => {
+      // More runs than PostgreSQL plans one by one before it tries a generic plan.
+      for (const [index, name] of [
+        'fragments',
+        'nobody',
+        'fragments',
+        'x',
+        'fragments',
+        'nobody',
+        'fragments',
+        'y',
+      ].entries()) {
+        const found = await tx.query<{ name: string; size: number | string }>(statement(name));
+        expect([index, found.map((row) => ({ name: row.name, size: Number(row.size) }))]).toEqual([
+          index,
+          name === 'fragments' ? [{ name, size: 9 }] : [],
+        ]);
+      }
+      if (kind === 'sqlite') return [];
+      return tx.query<{ name: string; statement: string }>(
+        sql`SELECT name, statement FROM pg_prepared_statements WHERE statement LIKE ${'%FROM accounts WHERE name = $2'}`,
+      );
+    });
+    if (kind === 'postgres')
+      expect(names).toEqual([{ name: expect.stringMatching(/^chaintags_\d+$/), statement: expect.any(String) }]);
   });
 
   it('writes rows and reads them back through a list, the same on both databases', async () => {

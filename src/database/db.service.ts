@@ -165,7 +165,8 @@ function isRetryable(error: unknown): boolean {
 function postgresSql(target: Pool | PoolClient): Sql {
   const run = (statement: SqlFragment) => {
     const { text, params } = render(statement, 'postgres');
-    return target.query(text, params);
+    const name = statement.keepPrepared ? preparedName(text) : undefined;
+    return name === undefined ? target.query(text, params) : target.query({ name, text, values: params });
   };
   return {
     dialect: 'postgres',
@@ -177,6 +178,23 @@ function postgresSql(target: Pool | PoolClient): Sql {
     },
   };
 }
+
+/**
+ * The name a `prepared` statement's text is kept under on every connection (pg sends the text
+ * once per connection and the name after), one per distinct text. Past MAX_PREPARED texts, which
+ * only a `prepared` statement whose text varies with the input would reach, statements go unnamed.
+ */
+function preparedName(text: string): string | undefined {
+  let name = PREPARED_NAMES.get(text);
+  if (name === undefined && PREPARED_NAMES.size < MAX_PREPARED) {
+    name = `chaintags_${PREPARED_NAMES.size + 1}`;
+    PREPARED_NAMES.set(text, name);
+  }
+  return name;
+}
+
+const PREPARED_NAMES = new Map<string, string>();
+const MAX_PREPARED = 200;
 
 /** Statements through a TypeORM query runner on SQLite, with `?` placeholders. */
 function sqliteSql(runner: QueryRunner): Sql {

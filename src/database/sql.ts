@@ -15,15 +15,30 @@ export type Dialect = 'postgres' | 'sqlite';
  * the dialect: `$1, $2, …` for PostgreSQL, `?` in order of appearance for SQLite.
  */
 export class SqlFragment {
-  /** @internal use `sql`, `raw`, `join`, `list` or `rows` */
+  /** @internal use `sql`, `raw`, `join`, `list`, `rows` or `prepared` */
   constructor(
     readonly parts: readonly string[],
     readonly values: readonly unknown[],
+    /** Kept prepared by PostgreSQL (see `prepared`); only a statement's outermost fragment counts. */
+    readonly keepPrepared = false,
   ) {}
 }
 
 export function sql(strings: TemplateStringsArray, ...values: unknown[]): SqlFragment {
   return new SqlFragment(strings, values);
+}
+
+/**
+ * A statement that PostgreSQL keeps prepared on each pooled connection, so that it is parsed once
+ * per connection and, once PostgreSQL finds a generic plan as good as the ones it made for the
+ * first five values, not planned again (plan_cache_mode `auto`). For the statements of busy read
+ * routes whose plan does not depend on the values: the joins of a holdings page took PostgreSQL
+ * longer to plan than to run (bench/README.md). Statements whose text varies with the input
+ * (`list`, `rows`) do not belong here: each distinct text is one more prepared statement on every
+ * connection. SQLite's driver keeps its own statement cache.
+ */
+export function prepared(statement: SqlFragment): SqlFragment {
+  return new SqlFragment(statement.parts, statement.values, true);
 }
 
 /** Trusted text inserted as it is: identifiers and keywords chosen by the code, never input. */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Db, Sql } from '../../database/db.service';
 import { toIso } from '../../database/dialect';
-import { sql } from '../../database/sql';
+import { prepared, sql } from '../../database/sql';
 import type { KeyOwner } from '../../http/auth/auth';
 
 export interface KeyListing {
@@ -24,7 +24,7 @@ export class AccountsRepository {
 
   async findActiveKey(keyHash: string): Promise<KeyOwner | undefined> {
     const rows = await this.db.query<{ id: number | string; account_id: number | string; prefix: string }>(
-      sql`SELECT id, account_id, prefix FROM api_keys WHERE key_hash = ${keyHash} AND revoked_at IS NULL`,
+      prepared(sql`SELECT id, account_id, prefix FROM api_keys WHERE key_hash = ${keyHash} AND revoked_at IS NULL`),
     );
     const row = rows[0];
     return row && { keyId: Number(row.id), accountId: Number(row.account_id), prefix: row.prefix };

@@ -3,7 +3,7 @@ import { ChainId } from '../../core/chains/chain-ids';
 import { addressSet } from '../../database/address-sets';
 import { Db } from '../../database/db.service';
 import { lookedUpIn } from '../../database/dialect';
-import { and, join, raw, sql, SqlFragment } from '../../database/sql';
+import { and, prepared, raw, sql, SqlFragment } from '../../database/sql';
 import { TagScope } from '../../core/tags/tag-scope';
 
 export interface HoldingFilters {
@@ -27,11 +27,14 @@ export interface HoldingRow {
   icon_url: string;
   /** Latest price, or null when the token has none. */
   usd: string | number | null;
+  /** Addresses with a balance above 0 of this token on this chain (token_holders). */
+  holders: string | number;
 }
 
-export interface TokenOnChain {
-  chain: string;
-  token_address: string;
+/** A page of holdings and how many there are in all. */
+export interface HoldingsPage {
+  total: number;
+  rows: HoldingRow[];
 }
 
 /**
@@ -42,18 +45,52 @@ const POSITIVE = raw("h.balance <> '0'");
 
 @Injectable()
 export class HoldingsRepository {
+  private allHoldings: { count: number; at: number } | undefined;
+
   constructor(private readonly db: Db) {}
 
-  /** A real tag's holdings alone are counted in its kept aggregates (tag_stats): one row. */
-  async count(filters: HoldingFilters): Promise<number> {
+  /**
+   * The page and the total. A real tag's holdings alone are counted in its kept aggregates
+   * (tag_stats), read once for both; otherwise the count and the page run side by side.
+   */
+  async page(filters: HoldingFilters, offset: number, limit: number): Promise<HoldingsPage> {
     const tag = tagAlone(filters);
-    if (tag === undefined) return this.db.count(sql`SELECT COUNT(*) FROM holdings h WHERE ${whereClause(filters)}`);
-    return (await this.holdingCounts(tag.tagId)).tag;
+    if (tag === undefined) {
+      const [total, rows] = await Promise.all([
+        this.db.count(sql`SELECT COUNT(*) FROM holdings h WHERE ${whereClause(filters)}`),
+        this.rows(whereClause(filters), offset, limit),
+      ]);
+      return { total, rows };
+    }
+    const total = await this.tagHoldingCount(tag.tagId);
+    if (total <= offset) return { total, rows: [] };
+    const where = (await this.fewerByMembers(total, offset + limit))
+      ? and([POSITIVE, lookedUpIn(this.db.dialect, raw('h.address'), addressSet(tag))])
+      : whereClause(filters);
+    return { total, rows: await this.rows(where, offset, limit) };
   }
 
   /**
    * In the list order chain, token_address, address: the primary key's, so pages are range scans.
-   *
+   * The page's keys first, from an index alone (holdings_positive or holdings_by_address), then its
+   * rows, each with its token, latest price and kept holder count.
+   */
+  private rows(where: SqlFragment, offset: number, limit: number): Promise<HoldingRow[]> {
+    return this.db.query<HoldingRow>(
+      prepared(sql`SELECT h.chain, h.address, h.token_address, h.balance, h.updated_at, d.decimals, t.name, t.symbol, t.icon_url,
+         (SELECT p.usd FROM prices p WHERE p.token_id = d.token_id ORDER BY p.at DESC LIMIT 1) AS usd,
+         COALESCE(th.holders, 0) AS holders
+       FROM (SELECT h.chain, h.token_address, h.address FROM holdings h WHERE ${where}
+             ORDER BY h.chain, h.token_address, h.address LIMIT ${limit} OFFSET ${offset}) k
+       JOIN holdings h ON h.chain = k.chain AND h.token_address = k.token_address AND h.address = k.address
+       JOIN token_deployments d ON d.chain = h.chain AND d.address = h.token_address
+       JOIN tokens t ON t.id = d.token_id
+       LEFT JOIN token_holders th ON th.chain = h.chain AND th.token_address = h.token_address
+       ORDER BY h.chain, h.token_address, h.address`),
+    );
+  }
+
+  /**
    * A real tag's holdings alone are read one of two ways, chosen from the kept counts. When reading
    * all holdings in list order would pass over more of them than the tag's members hold before the
    * page is full (a tag whose members hold few of all holdings), the members' holdings are looked up
@@ -61,53 +98,39 @@ export class HoldingsRepository {
    * Left to itself, PostgreSQL read every holding to hash-join them with a tag of 500 members: 100 ms
    * a page instead of 15.
    */
-  async page(filters: HoldingFilters, offset: number, limit: number): Promise<HoldingRow[]> {
-    const tag = tagAlone(filters);
-    const where =
-      tag !== undefined && (await this.fewerByMembers(tag.tagId, offset + limit))
-        ? and([POSITIVE, lookedUpIn(this.db.dialect, raw('h.address'), addressSet(tag))])
-        : whereClause(filters);
-    // The page's keys first, from an index alone (holdings_positive or holdings_by_address), then its rows.
-    return this.db.query<HoldingRow>(
-      sql`SELECT h.chain, h.address, h.token_address, h.balance, h.updated_at, d.decimals, t.name, t.symbol, t.icon_url,
-         (SELECT p.usd FROM prices p WHERE p.token_id = d.token_id ORDER BY p.at DESC LIMIT 1) AS usd
-       FROM (SELECT h.chain, h.token_address, h.address FROM holdings h WHERE ${where}
-             ORDER BY h.chain, h.token_address, h.address LIMIT ${limit} OFFSET ${offset}) k
-       JOIN holdings h ON h.chain = k.chain AND h.token_address = k.token_address AND h.address = k.address
-       JOIN token_deployments d ON d.chain = h.chain AND d.address = h.token_address
-       JOIN tokens t ON t.id = d.token_id
-       ORDER BY h.chain, h.token_address, h.address`,
+  private async fewerByMembers(tagHoldings: number, rows: number): Promise<boolean> {
+    const all = await this.allHoldingCount();
+    return tagHoldings === 0 || (rows * all) / tagHoldings > tagHoldings;
+  }
+
+  /** The tag's holdings above zero, kept in tag_stats. */
+  private async tagHoldingCount(tagId: number): Promise<number> {
+    const [row] = await this.db.query<{ holding_count: number | string }>(
+      prepared(sql`SELECT holding_count FROM tag_stats WHERE tag_id = ${tagId}`),
     );
+    return Number(row?.holding_count ?? 0);
   }
 
   /**
-   * Addresses with a balance above 0, for each of the given tokens that has any, read from the kept
-   * counts (token_holders, src/database/aggregates.ts): one key lookup per token.
+   * Everyone's holdings above zero (the kept token_holders, one row per token), for the choice
+   * above only: read again when older than ALL_HOLDINGS_MAX_AGE_MS, since a sum over every token
+   * on every page would grow with the tokens a chain follower discovers, and the choice does not
+   * need it exact.
    */
-  async holderCounts(tokens: readonly TokenOnChain[]): Promise<(TokenOnChain & { holders: number })[]> {
-    if (tokens.length === 0) return [];
-    const keys = tokens.map((token) => sql`(chain = ${token.chain} AND token_address = ${token.token_address})`);
-    const rows = await this.db.query<TokenOnChain & { holders: number | string }>(
-      sql`SELECT chain, token_address, holders FROM token_holders WHERE ${join(keys, ' OR ')}`,
-    );
-    return rows.map((row) => ({ chain: row.chain, token_address: row.token_address, holders: Number(row.holders) }));
-  }
-
-  /** Whether the tag's own holdings are fewer than the holdings read in list order until `rows` of them are. */
-  private async fewerByMembers(tagId: number, rows: number): Promise<boolean> {
-    const counts = await this.holdingCounts(tagId);
-    return counts.tag === 0 || (rows * counts.all) / counts.tag > counts.tag;
-  }
-
-  /** Holdings above zero, kept: the tag's members' (tag_stats) and everyone's (token_holders, one row per token). */
-  private async holdingCounts(tagId: number): Promise<{ tag: number; all: number }> {
-    const [row] = await this.db.query<{ tag: number | string | null; everyone: number | string | null }>(
-      sql`SELECT (SELECT holding_count FROM tag_stats WHERE tag_id = ${tagId}) AS tag,
-          (SELECT SUM(holders) FROM token_holders) AS everyone`,
-    );
-    return { tag: Number(row?.tag ?? 0), all: Number(row?.everyone ?? 0) };
+  private async allHoldingCount(): Promise<number> {
+    const now = Date.now();
+    if (this.allHoldings === undefined || now - this.allHoldings.at > ALL_HOLDINGS_MAX_AGE_MS) {
+      const [row] = await this.db.query<{ everyone: number | string | null }>(
+        sql`SELECT SUM(holders) AS everyone FROM token_holders`,
+      );
+      this.allHoldings = { count: Number(row?.everyone ?? 0), at: now };
+    }
+    return this.allHoldings.count;
   }
 }
+
+/** How long the sum of every token's holders is used for choosing how to read a tag's page. */
+const ALL_HOLDINGS_MAX_AGE_MS = 10_000;
 
 /** The scope when a real tag is the only filter. */
 function tagAlone(filters: HoldingFilters): Extract<TagScope, { kind: 'tag' }> | undefined {

@@ -3,7 +3,7 @@ import { Db } from '../../database/db.service';
 import { addressSet } from '../../database/address-sets';
 import { Drift, findDrift, rebuildAggregates } from '../../database/aggregates';
 import { bigSum } from '../../database/dialect';
-import { raw, sql, SqlFragment } from '../../database/sql';
+import { prepared, raw, sql, SqlFragment } from '../../database/sql';
 import { TagScope } from '../../core/tags/tag-scope';
 
 /** Balances summed per token deployment, with the token's latest USD price (as exact decimal text). */
@@ -56,31 +56,33 @@ export class StatsRepository {
 
   async countsForAddress(address: string): Promise<Counts> {
     const rows = await this.db.query<CountRow>(
-      sql`SELECT holding_count AS holdings, txn_count AS transactions FROM address_stats WHERE address = ${address}`,
+      prepared(
+        sql`SELECT holding_count AS holdings, txn_count AS transactions FROM address_stats WHERE address = ${address}`,
+      ),
     );
     return toCounts(rows[0]);
   }
 
   /** An address's own holdings, one per token it holds (holdings_by_address). */
   totalsForAddress(address: string): Promise<DeploymentTotal[]> {
-    return this.totals(single(address));
+    return this.totals(single(address), true);
   }
 
   async countsForTag(tagId: number): Promise<Counts & { address_count: number }> {
     const rows = await this.db.query<CountRow & { addresses: number | string }>(
-      sql`SELECT address_count AS addresses, holding_count AS holdings, txn_count AS transactions
-          FROM tag_stats WHERE tag_id = ${tagId}`,
+      prepared(sql`SELECT address_count AS addresses, holding_count AS holdings, txn_count AS transactions
+          FROM tag_stats WHERE tag_id = ${tagId}`),
     );
     return { ...toCounts(rows[0]), address_count: Number(rows[0]?.addresses ?? 0) };
   }
 
   async totalsForTag(tagId: number): Promise<DeploymentTotal[]> {
     const rows = await this.db.query<TotalRow>(
-      sql`SELECT b.balance, d.decimals,
+      prepared(sql`SELECT b.balance, d.decimals,
               (SELECT p.usd FROM prices p WHERE p.token_id = d.token_id ORDER BY p.at DESC LIMIT 1) AS usd
           FROM tag_balances b
           JOIN token_deployments d ON d.chain = b.chain AND d.address = b.token_address
-          WHERE b.tag_id = ${tagId} AND b.balance <> '0'`,
+          WHERE b.tag_id = ${tagId} AND b.balance <> '0'`),
     );
     return rows.map(toTotal);
   }
@@ -99,15 +101,15 @@ export class StatsRepository {
     return this.totals(setOf(addressSet(scope)));
   }
 
-  private async totals(members: Membership): Promise<DeploymentTotal[]> {
-    const rows = await this.db.query<TotalRow>(
-      sql`SELECT ${bigSum(this.db.dialect, raw('h.balance'))} AS balance, d.decimals,
+  /** `keep`: the statement is kept prepared (one address; a set's plan depends on its size). */
+  private async totals(members: Membership, keep = false): Promise<DeploymentTotal[]> {
+    const statement = sql`SELECT ${bigSum(this.db.dialect, raw('h.balance'))} AS balance, d.decimals,
               (SELECT p.usd FROM prices p WHERE p.token_id = d.token_id ORDER BY p.at DESC LIMIT 1) AS usd
        FROM holdings h
        JOIN token_deployments d ON d.chain = h.chain AND d.address = h.token_address
        WHERE ${members.is('h.address')} AND h.balance <> '0'
-       GROUP BY h.chain, h.token_address, d.decimals, d.token_id`,
-    );
+       GROUP BY h.chain, h.token_address, d.decimals, d.token_id`;
+    const rows = await this.db.query<TotalRow>(keep ? prepared(statement) : statement);
     return rows.map(toTotal);
   }
 }

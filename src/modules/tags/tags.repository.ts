@@ -9,7 +9,7 @@ import {
   type MembersPart,
   readMembersPart,
 } from '../../database/aggregates';
-import { chunks, list, rows, sql, SqlFragment } from '../../database/sql';
+import { chunks, list, prepared, rows, sql, SqlFragment } from '../../database/sql';
 import { TagScope } from '../../core/tags/tag-scope';
 
 export interface TagSummaryRow {
@@ -29,7 +29,7 @@ export class TagsRepository {
   /** The tag's id and its revision, which goes up with every change to its addresses. */
   async findTag(accountId: number, name: string): Promise<{ id: number; revision: number } | undefined> {
     const rows = await this.db.query<{ id: number | string; revision: number | string }>(
-      sql`SELECT id, revision FROM tags WHERE account_id = ${accountId} AND name = ${name}`,
+      prepared(sql`SELECT id, revision FROM tags WHERE account_id = ${accountId} AND name = ${name}`),
     );
     const row = rows[0];
     return row === undefined ? undefined : { id: Number(row.id), revision: Number(row.revision) };

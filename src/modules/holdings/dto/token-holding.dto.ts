@@ -56,8 +56,7 @@ export class TokenHoldingDto {
   updated_at!: string;
 }
 
-/** `holders` is counted per token of the page, apart from the rows. */
-export function toTokenHolding(row: HoldingRow, holders: number): TokenHoldingDto {
+export function toTokenHolding(row: HoldingRow): TokenHoldingDto {
   return {
     chain: row.chain,
     address: row.address,
@@ -68,7 +67,7 @@ export function toTokenHolding(row: HoldingRow, holders: number): TokenHoldingDt
     token_icon_url: row.icon_url,
     token_price: row.usd === null ? 0 : Number(row.usd),
     balance: String(row.balance),
-    holders,
+    holders: Number(row.holders),
     updated_at: toIso(row.updated_at),
   };
 }
