@@ -8,6 +8,7 @@ import { PricePoller1763700000020 } from './1763700000020-price-poller';
 import { ChainRegistry1763700000021 } from './1763700000021-chain-registry';
 import { KeptAggregates1763700000030 } from './1763700000030-kept-aggregates';
 import { Followers1763700000040 } from './1763700000040-followers';
+import { AddressStatsFillfactor1763700000050 } from './1763700000050-address-stats-fillfactor';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   ChainRegistry1763700000021,
   KeptAggregates1763700000030,
   Followers1763700000040,
+  AddressStatsFillfactor1763700000050,
 ];
