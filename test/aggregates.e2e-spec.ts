@@ -328,6 +328,15 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
     await expectExact();
   }, 120_000);
 
+  if (kind === 'postgres') {
+    it('leave half of each address_stats page free for updated rows (migration 1763700000050)', async () => {
+      const [table] = await db.query<{ reloptions: string[] | null }>(
+        sql`SELECT reloptions FROM pg_class WHERE relname = 'address_stats'`,
+      );
+      expect(table!.reloptions).toEqual(['fillfactor=50']);
+    });
+  }
+
   it('stats verify reports no drift, then finds and repairs a changed aggregate', async () => {
     await reset();
     await apply({
