@@ -58,26 +58,28 @@ export class HoldingsRepository {
     if (tag === undefined) {
       const [total, rows] = await Promise.all([
         this.db.count(sql`SELECT COUNT(*) FROM holdings h WHERE ${whereClause(filters)}`),
-        this.rows(whereClause(filters), offset, limit),
+        this.rows(whereClause(filters), offset, limit, filters.scope === undefined),
       ]);
       return { total, rows };
     }
     const total = await this.tagHoldingCount(tag.tagId);
     if (total <= offset) return { total, rows: [] };
-    const where = (await this.fewerByMembers(total, offset + limit))
+    const byMembers = await this.fewerByMembers(total, offset + limit);
+    const where = byMembers
       ? and([POSITIVE, lookedUpIn(this.db.dialect, raw('h.address'), addressSet(tag))])
       : whereClause(filters);
-    return { total, rows: await this.rows(where, offset, limit) };
+    return { total, rows: await this.rows(where, offset, limit, byMembers) };
   }
 
   /**
    * In the list order chain, token_address, address: the primary key's, so pages are range scans.
    * The page's keys first, from an index alone (holdings_positive or holdings_by_address), then its
-   * rows, each with its token, latest price and kept holder count.
+   * rows, each with its token, latest price and kept holder count. `keep`: kept prepared, for the
+   * conditions whose plan does not depend on the values (no set of addresses read in list order,
+   * whose best plan depends on the set's size).
    */
-  private rows(where: SqlFragment, offset: number, limit: number): Promise<HoldingRow[]> {
-    return this.db.query<HoldingRow>(
-      prepared(sql`SELECT h.chain, h.address, h.token_address, h.balance, h.updated_at, d.decimals, t.name, t.symbol, t.icon_url,
+  private rows(where: SqlFragment, offset: number, limit: number, keep: boolean): Promise<HoldingRow[]> {
+    const statement = sql`SELECT h.chain, h.address, h.token_address, h.balance, h.updated_at, d.decimals, t.name, t.symbol, t.icon_url,
          (SELECT p.usd FROM prices p WHERE p.token_id = d.token_id ORDER BY p.at DESC LIMIT 1) AS usd,
          COALESCE(th.holders, 0) AS holders
        FROM (SELECT h.chain, h.token_address, h.address FROM holdings h WHERE ${where}
@@ -86,8 +88,8 @@ export class HoldingsRepository {
        JOIN token_deployments d ON d.chain = h.chain AND d.address = h.token_address
        JOIN tokens t ON t.id = d.token_id
        LEFT JOIN token_holders th ON th.chain = h.chain AND th.token_address = h.token_address
-       ORDER BY h.chain, h.token_address, h.address`),
-    );
+       ORDER BY h.chain, h.token_address, h.address`;
+    return this.db.query<HoldingRow>(keep ? prepared(statement) : statement);
   }
 
   /**
