@@ -879,44 +879,27 @@ function readSettings(argv: readonly string[]): Settings | undefined {
     .option('--service-log', "the service's log lines, request logs included, into bench/results/follow-<database>.log")
     .addOption(new Option('--seed <text>', 'seed of the addresses and the traffic').default('chaintags-follow'));
   const options = parseCommandLine<
-    LoadSettings & {
-      blocks: number;
-      perBlock: number;
-      addresses: number;
-      late: number;
-      untracked: number;
-      senders: number;
-      samples: number;
-      intervalMs: number;
-      sqlite?: boolean;
-      skipPostgres?: boolean;
-      cpuProf?: boolean;
-      serviceLog?: boolean;
-      seed: string;
-    }
+    LoadSettings &
+      Omit<Settings, 'seconds' | 'warmup' | 'connections' | 'databases' | 'cpuProfile' | 'serviceLog'> & {
+        sqlite?: boolean;
+        skipPostgres?: boolean;
+        cpuProf?: boolean;
+        serviceLog?: boolean;
+      }
   >(command, argv, (parsed) =>
     parsed.skipPostgres === true && parsed.sqlite !== true ? '--skip-postgres needs --sqlite' : undefined,
   );
   if (options === undefined) return undefined;
+  const { duration, sqlite, skipPostgres, cpuProf, serviceLog, ...shared } = options;
   return {
-    blocks: options.blocks,
-    perBlock: options.perBlock,
-    addresses: options.addresses,
-    late: options.late,
-    untracked: options.untracked,
-    senders: options.senders,
-    samples: options.samples,
-    seconds: options.duration,
-    warmup: options.warmup,
-    connections: options.connections,
-    intervalMs: options.intervalMs,
+    ...shared,
+    seconds: duration,
     databases: [
-      ...(options.skipPostgres === true ? [] : ['postgres' as const]),
-      ...(options.sqlite === true ? ['sqlite' as const] : []),
+      ...(skipPostgres === true ? [] : ['postgres' as const]),
+      ...(sqlite === true ? ['sqlite' as const] : []),
     ],
-    cpuProfile: options.cpuProf === true,
-    serviceLog: options.serviceLog === true,
-    seed: options.seed,
+    cpuProfile: cpuProf === true,
+    serviceLog: serviceLog === true,
   };
 }
 
