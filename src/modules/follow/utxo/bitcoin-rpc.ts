@@ -261,9 +261,13 @@ function describeBatch(calls: readonly BitcoinRpcCall[]): string {
   return `a batch of ${calls.length} (${methods.join(', ')})`;
 }
 
-/** The kind of a fetch failure, never its text: undici's causes name the host and port. */
+/**
+ * The kind of a fetch failure, never its text: undici's causes name the host and port. Read by
+ * shape, not `instanceof`: fetch's errors may come from another realm (jest's test sandbox).
+ */
 function describeTransportError(error: unknown, timeoutMs: number): string {
-  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
+  const name = fieldOf(error, 'name');
+  if (name === 'TimeoutError' || name === 'AbortError') {
     return `no answer within ${timeoutMs} ms`;
   }
   const code = causeCode(error);
@@ -289,10 +293,13 @@ function describeTransportError(error: unknown, timeoutMs: number): string {
 }
 
 function causeCode(error: unknown): string | undefined {
-  const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
-  const code = cause?.code;
+  const code = fieldOf(fieldOf(error, 'cause'), 'code');
   // Only an error code's own shape is repeated: nothing that could carry an address.
   return typeof code === 'string' && /^[A-Z_]{2,40}$/.test(code) ? code : undefined;
+}
+
+function fieldOf(value: unknown, field: string): unknown {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[field] : undefined;
 }
 
 function sleep(ms: number): Promise<void> {
