@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bech32, createBase58check } from '@scure/base';
 
@@ -260,5 +262,39 @@ describe('a Bitcoin-family node (litecoind, regtest)', () => {
         expect(after[2]!.parentHash).toBe(after[1]!.hash);
       },
     );
+  });
+});
+
+describe('the litecoind harness', () => {
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it.each(['stop', 'kill'] as const)('%s ends the node and removes its data directory', async (end) => {
+    const node = await startLitecoind();
+    const pid = node.pid!;
+    expect(alive(pid)).toBe(true);
+    expect(existsSync(node.dataDir)).toBe(true);
+    await node[end]();
+    expect(alive(pid)).toBe(false);
+    expect(existsSync(node.dataDir)).toBe(false);
+  });
+
+  it('says in one sentence what to install when the binary is missing', async () => {
+    const before = process.env.LITECOIND;
+    process.env.LITECOIND = '/nonexistent/litecoind';
+    try {
+      await expect(startLitecoind()).rejects.toThrow(
+        "litecoind not found at /nonexistent/litecoind: install Debian's litecoind package, or set LITECOIND",
+      );
+    } finally {
+      if (before === undefined) delete process.env.LITECOIND;
+      else process.env.LITECOIND = before;
+    }
   });
 });

@@ -31,9 +31,12 @@ import { freePort } from './pg-cluster';
  *   144-block windows: tests that mine fewer than 432 blocks never see its HogEx transactions.
  */
 
-const BINARY =
-  process.env.LITECOIND ??
-  (existsSync('/usr/lib/litecoin/litecoind') ? '/usr/lib/litecoin/litecoind' : '/usr/bin/litecoind');
+function litecoindBinary(): string {
+  return (
+    process.env.LITECOIND ??
+    (existsSync('/usr/lib/litecoin/litecoind') ? '/usr/lib/litecoin/litecoind' : '/usr/bin/litecoind')
+  );
+}
 
 export type AddressType = 'legacy' | 'p2sh-segwit' | 'bech32';
 
@@ -95,7 +98,8 @@ export class Litecoind {
     private readonly plainUrl: string,
     private readonly authorization: string,
     private readonly process: NodeProcess,
-    private readonly dataDir: string,
+    /** The node's data directory, removed by `stop` and `kill`. */
+    readonly dataDir: string,
   ) {}
 
   /** One call; an error answer throws LitecoindRpcError. */
@@ -181,6 +185,11 @@ export class Litecoind {
     return hash;
   }
 
+  /** litecoind's process id, once it has started. */
+  get pid(): number | undefined {
+    return this.process.nodePid;
+  }
+
   async invalidate(hash: string): Promise<void> {
     await this.rpc('invalidateblock', hash);
   }
@@ -212,8 +221,9 @@ export class Litecoind {
 }
 
 export async function startLitecoind(options: LitecoindOptions = {}): Promise<Litecoind> {
-  if (!existsSync(BINARY)) {
-    throw new Error(`litecoind not found at ${BINARY}: install Debian's litecoind package, or set LITECOIND`);
+  const binary = litecoindBinary();
+  if (!existsSync(binary)) {
+    throw new Error(`litecoind not found at ${binary}: install Debian's litecoind package, or set LITECOIND`);
   }
   const dataDir = mkdtempSync(join(tmpdir(), 'chaintags-litecoind-'));
   const user = `u${randomBytes(6).toString('hex')}`;
@@ -243,7 +253,7 @@ export async function startLitecoind(options: LitecoindOptions = {}): Promise<Li
     '-nodebuglogfile',
     ...(options.extraArgs ?? []),
   ];
-  const child = new NodeProcess(BINARY, args);
+  const child = new NodeProcess(binary, args);
   const plainUrl = `http://127.0.0.1:${rpcPort}/`;
   const node = new Litecoind(
     `http://${user}:${password}@127.0.0.1:${rpcPort}`,
@@ -333,6 +343,11 @@ class NodeProcess {
       exitHookInstalled = true;
       process.once('exit', () => running.forEach((node) => node.killNow()));
     }
+  }
+
+  /** The node's own process id (not the watchdog shell's), once known. */
+  get nodePid(): number | undefined {
+    return this.pid;
   }
 
   tail(): string {

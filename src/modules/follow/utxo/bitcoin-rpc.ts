@@ -228,9 +228,14 @@ function endpointOf(text: string, label: string): Endpoint {
   return { url: url.toString(), authorization, label };
 }
 
+/** A node's JSON answer, with its amounts as the decimal strings it printed (see AMOUNT_KEYS). */
+export function parseNodeJson(text: string): unknown {
+  return JSON.parse(text.replace(AMOUNT_NUMBER, '"$1":"$2"')) as unknown;
+}
+
 function parseJson(text: string): unknown {
   try {
-    return JSON.parse(text.replace(AMOUNT_NUMBER, '"$1":"$2"')) as unknown;
+    return parseNodeJson(text);
   } catch {
     return undefined;
   }

@@ -74,16 +74,17 @@ export async function networkMismatch(
   if (atSplit === undefined) return undefined;
   if (chain === 'bitcoin') {
     if (atSplit === BITCOIN_AT_SPLIT) return undefined;
-    const other = atSplit === BITCOINCASH_AT_SPLIT ? 'a Bitcoin Cash node' : 'on another chain';
-    return `the node is ${other}: its block ${SPLIT_HEIGHT} is not Bitcoin's`;
+    const other =
+      atSplit === BITCOINCASH_AT_SPLIT ? 'follows Bitcoin Cash (or a chain split from it)' : 'is on another chain';
+    return `the node ${other}: its block ${SPLIT_HEIGHT} is not Bitcoin's`;
   }
   if (atSplit !== BITCOINCASH_AT_SPLIT) {
-    const other = atSplit === BITCOIN_AT_SPLIT ? 'a Bitcoin node' : 'on another chain';
-    return `the node is ${other}: its block ${SPLIT_HEIGHT} is not Bitcoin Cash's`;
+    const other = atSplit === BITCOIN_AT_SPLIT ? 'follows Bitcoin' : 'is on another chain';
+    return `the node ${other}: its block ${SPLIT_HEIGHT} is not Bitcoin Cash's`;
   }
   const atBsvSplit = await hashAt(rpc, BSV_SPLIT_HEIGHT);
   if (atBsvSplit === undefined || atBsvSplit === BITCOINCASH_AT_BSV_SPLIT) return undefined;
-  return `the node is on another chain (Bitcoin SV?): its block ${BSV_SPLIT_HEIGHT} is not Bitcoin Cash's`;
+  return `the node follows another chain (Bitcoin SV?): its block ${BSV_SPLIT_HEIGHT} is not Bitcoin Cash's`;
 }
 
 async function reportedChain(rpc: BitcoinRpc): Promise<string | undefined> {
