@@ -3,7 +3,13 @@ import type { Chain, SourceKind } from '../../core/chains/chain-registry';
 import type { ChainId } from '../../core/chains/chain-ids';
 import type { AddressShape, ChainSource } from './chain-source';
 import { evmAddressShape, EvmSource } from './evm/evm-source';
-import type { FollowRepository } from './follow.repository';
+import { utxoAddressShape, UtxoSource } from './utxo/utxo-source';
+import type { UtxoRepository } from './utxo/utxo.repository';
+
+/** What sources keep in the database besides the followers' own tables. */
+export interface SourceStores {
+  utxo: UtxoRepository;
+}
 
 /**
  * The chain families chaintags follows: one source per kind of node API in the chain registry
@@ -13,19 +19,17 @@ const SOURCES: {
   [Kind in SourceKind]: (
     chain: Chain & { rpc: Kind },
     settings: FollowedChainConfig,
-    repository: FollowRepository,
+    stores: SourceStores,
   ) => ChainSource;
 } = {
   'evm-json-rpc': (chain, settings) => new EvmSource(chain, settings),
-  'bitcoin-json-rpc': () => {
-    throw new Error('not yet');
-  },
+  'bitcoin-json-rpc': (_chain, settings, stores) => new UtxoSource(settings, stores.utxo),
 };
 
 /** Which tracked addresses each kind of chain can follow; `GET /v2/sync` asks it of chains this process does not follow too. */
 const SHAPES: { [Kind in SourceKind]: (chain: ChainId) => AddressShape } = {
   'evm-json-rpc': evmAddressShape,
-  'bitcoin-json-rpc': evmAddressShape,
+  'bitcoin-json-rpc': utxoAddressShape,
 };
 
 export function addressShapeFor(chain: Chain): AddressShape | undefined {
@@ -33,16 +37,8 @@ export function addressShapeFor(chain: Chain): AddressShape | undefined {
 }
 
 /** The source that follows `chain` with `settings`, undefined for a chain followed by import only. */
-export function sourceFor(
-  chain: Chain,
-  settings: FollowedChainConfig,
-  repository: FollowRepository,
-): ChainSource | undefined {
+export function sourceFor(chain: Chain, settings: FollowedChainConfig, stores: SourceStores): ChainSource | undefined {
   if (chain.rpc === undefined) return undefined;
-  const make = SOURCES[chain.rpc] as (
-    chain: Chain,
-    settings: FollowedChainConfig,
-    repository: FollowRepository,
-  ) => ChainSource;
-  return make(chain, settings, repository);
+  const make = SOURCES[chain.rpc] as (chain: Chain, settings: FollowedChainConfig, stores: SourceStores) => ChainSource;
+  return make(chain, settings, stores);
 }
