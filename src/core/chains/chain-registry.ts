@@ -141,10 +141,10 @@ const SUI: NativeToken = { coingeckoId: 'sui', name: 'Sui', symbol: 'SUI', decim
 const APT: NativeToken = { coingeckoId: 'aptos', name: 'Aptos', symbol: 'APT', decimals: 8, iconUrl: LOGO.aptos };
 
 /**
- * Confirmations of the chains chaintags cannot follow yet are the starting values for their
- * future followers: 6 blocks on the proof-of-work chains (the depth Bitcoin wallets customarily
- * wait for, kept for Bitcoin Cash and Dogecoin, longest-chain designs derived from Bitcoin's);
- * 0 on TON, Sui and Aptos, whose BFT consensus never reverts a committed block or checkpoint;
+ * Confirmations of the chains that are not EVM: 6 blocks on the proof-of-work chains (the depth
+ * Bitcoin wallets customarily wait for, kept for Bitcoin Cash and Dogecoin, longest-chain designs
+ * derived from Bitcoin's); for those chaintags cannot follow yet, the starting values of their
+ * future followers: 0 on TON, Sui and Aptos, whose BFT consensus never reverts a committed block or checkpoint;
  * 32 slots on Solana, where a block is finalized (rooted) once 31 confirmed blocks are built on it.
  *
  * Arbitrum One and OP Mainnet show their network token's logo (ARB, OP); Base, which has no token
