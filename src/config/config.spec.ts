@@ -167,4 +167,26 @@ describe('parseConfig', () => {
       expect(() => parseConfig({ FOLLOW_INTERVAL_MS: '10' })).toThrow(/FOLLOW_INTERVAL_MS/);
     });
   });
+  describe('webhooks', () => {
+    it('retries on the documented schedule and refuses private URLs by default', () => {
+      expect(parseConfig({}).webhooks).toEqual({
+        retrySeconds: [5, 30, 120, 600, 1800, 3600, 10800, 21600],
+        allowPrivateUrls: false,
+      });
+    });
+
+    it('reads WEBHOOK_RETRY_SECONDS and WEBHOOK_ALLOW_PRIVATE_URLS', () => {
+      expect(parseConfig({ WEBHOOK_RETRY_SECONDS: ' 1, 2 ,0', WEBHOOK_ALLOW_PRIVATE_URLS: 'ON' }).webhooks).toEqual({
+        retrySeconds: [1, 2, 0],
+        allowPrivateUrls: true,
+      });
+    });
+
+    it('refuses schedules that are not whole seconds and switches that are not on or off', () => {
+      for (const bad of ['5,,30', '5;30', '-5', '1.5', '604801', Array(21).fill('1').join(',')]) {
+        expect(() => parseConfig({ WEBHOOK_RETRY_SECONDS: bad })).toThrow(/WEBHOOK_RETRY_SECONDS/);
+      }
+      expect(() => parseConfig({ WEBHOOK_ALLOW_PRIVATE_URLS: 'yes' })).toThrow(/WEBHOOK_ALLOW_PRIVATE_URLS/);
+    });
+  });
 });

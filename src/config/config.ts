@@ -20,6 +20,7 @@ export interface AppConfig {
   prices: PriceSourceConfig;
   operations: OperationsConfig;
   follow: FollowConfig;
+  webhooks: WebhooksConfig;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -44,6 +45,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): AppConfig {
     prices: parsePriceSource(env),
     operations: parseOperations(env),
     follow: parseFollow(env),
+    webhooks: parseWebhooks(env),
   };
 }
 
@@ -312,4 +314,36 @@ function parseBlock(env: NodeJS.ProcessEnv, name: string, fallback: bigint): big
   if (raw === undefined || raw === '') return fallback;
   if (!/^\d{1,18}$/.test(raw)) throw new ConfigError(`${name} must be a block number (digits), got "${raw}"`);
   return BigInt(raw);
+}
+
+export interface WebhooksConfig {
+  /**
+   * `WEBHOOK_RETRY_SECONDS`: the pause before each retry of a delivery that was not answered with a
+   * 2xx, in order; after the last one the delivery is `failed`.
+   */
+  retrySeconds: number[];
+  /** `WEBHOOK_ALLOW_PRIVATE_URLS=on`: webhook URLs may resolve to loopback, private or link-local addresses. */
+  allowPrivateUrls: boolean;
+}
+
+export const DEFAULT_WEBHOOK_RETRY_SECONDS = [5, 30, 120, 600, 1800, 3600, 10800, 21600];
+
+function parseWebhooks(env: NodeJS.ProcessEnv): WebhooksConfig {
+  const allow = (env.WEBHOOK_ALLOW_PRIVATE_URLS ?? 'off').toLowerCase();
+  if (allow !== 'on' && allow !== 'off') {
+    throw new ConfigError(`WEBHOOK_ALLOW_PRIVATE_URLS must be on or off, got "${env.WEBHOOK_ALLOW_PRIVATE_URLS}"`);
+  }
+  const raw = (env.WEBHOOK_RETRY_SECONDS ?? '').trim();
+  let retrySeconds = DEFAULT_WEBHOOK_RETRY_SECONDS;
+  if (raw !== '') {
+    const entries = raw.split(',').map((entry) => entry.trim());
+    // A week per pause at most, and 20 retries: a schedule nobody means past that is a typo.
+    if (entries.length > 20 || entries.some((entry) => !/^\d{1,6}$/.test(entry) || Number(entry) > 604_800)) {
+      throw new ConfigError(
+        `WEBHOOK_RETRY_SECONDS must be up to 20 comma-separated whole numbers of seconds (each at most 604800), got "${raw}"`,
+      );
+    }
+    retrySeconds = entries.map(Number);
+  }
+  return { retrySeconds, allowPrivateUrls: allow === 'on' };
 }

@@ -10,6 +10,7 @@ import { KeptAggregates1763700000030 } from './1763700000030-kept-aggregates';
 import { Followers1763700000040 } from './1763700000040-followers';
 import { AddressStatsFillfactor1763700000050 } from './1763700000050-address-stats-fillfactor';
 import { UtxoOutputs1763700000070 } from './1763700000070-utxo-outputs';
+import { Webhooks1763700000080 } from './1763700000080-webhooks';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   Followers1763700000040,
   AddressStatsFillfactor1763700000050,
   UtxoOutputs1763700000070,
+  Webhooks1763700000080,
 ];
