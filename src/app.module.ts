@@ -24,6 +24,7 @@ import { PricesModule } from './modules/prices/prices.module';
 import { TagsModule } from './modules/tags/tags.module';
 import { TokensModule } from './modules/tokens/tokens.module';
 import { TransactionsModule } from './modules/transactions/transactions.module';
+import { WebhooksModule } from './modules/webhooks/webhooks.module';
 
 /** The feature modules the HTTP server serves (the CLI's commands name the modules they need). */
 export const DOMAIN_MODULES = [
@@ -54,6 +55,7 @@ export class AppModule {
         ...DOMAIN_MODULES,
         PricesModule,
         FollowModule.forRoot({ startOnBoot: config.follow.enabled }),
+        WebhooksModule.forRoot({ dispatch: true }),
       ],
       controllers: [HealthController],
       providers: [

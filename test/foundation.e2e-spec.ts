@@ -221,7 +221,8 @@ describe.each(DATABASES)('foundation on %s', (kind) => {
       for (const { method, path } of routes.filter((route) => route.path.startsWith('/v2/'))) {
         const concrete = path
           .replace(/:tag/g, 'some_tag')
-          .replace(/:address/g, '0x52908400098527886e0f7030069857d2e4169ee7');
+          .replace(/:address/g, '0x52908400098527886e0f7030069857d2e4169ee7')
+          .replace(/:id/g, 'wh_walkerwalkerwalke');
         const response = await t.http()[method](concrete).set('Content-Type', 'application/json').send('["x"]');
         expect({ method, path, status: response.status, code: response.body.code }).toEqual({
           method,
@@ -242,7 +243,10 @@ describe.each(DATABASES)('foundation on %s', (kind) => {
       const unknown = 'unknown query parameter "not_a_parameter"';
       for (const { method, path } of routes) {
         // A valid tag, address and body: the unknown parameter is the request's only fault.
-        const concrete = path.replace(/:tag/g, 'walker_tag').replace(/:address/g, WALKER_ADDRESS);
+        const concrete = path
+          .replace(/:tag/g, 'walker_tag')
+          .replace(/:address/g, WALKER_ADDRESS)
+          .replace(/:id/g, 'wh_walkerwalkerwalke');
         const send = (query: string) =>
           t.http()[method](`${concrete}?${query}`).set('Content-Type', 'application/json').send([WALKER_ADDRESS]);
         const rejected = await send(`api_key=${t.keys.alice}&not_a_parameter=1`);
@@ -258,8 +262,9 @@ describe.each(DATABASES)('foundation on %s', (kind) => {
             details: [{ parameter: 'not_a_parameter', message: unknown }],
           },
         });
+        // Taken: whatever else the route answers (a webhook route refuses an address-array body), it is not INVALID_QUERY.
         const accepted = await send(`api_key=${t.keys.alice}`);
-        expect({ method, path, status: accepted.status }).not.toEqual({ method, path, status: 400 });
+        expect({ method, path, code: accepted.body.code }).not.toEqual({ method, path, code: 'INVALID_QUERY' });
       }
     });
 

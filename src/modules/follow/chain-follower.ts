@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { FollowedChainConfig } from '../../config/config';
-import type { HoldingInput, RecordInput, TokenInput } from '../../core/records/record-input';
+import type { HoldingInput, RecordInput, TokenInput, TransactionInput } from '../../core/records/record-input';
 import type { Sql } from '../../database/db.service';
 import { LeasedWorker } from '../../workers/leased-worker';
 import type { IngestService } from '../ingest/ingest.service';
@@ -46,6 +46,14 @@ export interface FollowerDeps {
   ingest: IngestService;
   tuning: FollowerTuning;
   onReport: (report: FollowerReport) => void;
+  /** Webhooks: told, inside the commit, of live transfers and of rewinds (absent: nothing is announced). */
+  announce?: FollowerAnnouncements;
+}
+
+/** What the follower tells the webhooks module, in the transaction of the write it describes. */
+export interface FollowerAnnouncements {
+  confirmed(tx: Sql, chain: string, transfers: readonly TransactionInput[]): Promise<void>;
+  removed(tx: Sql, chain: string, ancestor: bigint): Promise<void>;
 }
 
 /** A turn's answer: whether more work waits at once (catching up, backfilling), so the next turn need not wait. */
@@ -183,9 +191,11 @@ export class ChainFollower {
       if (position.hash !== undefined && first !== undefined && first.parentHash !== position.hash)
         return { more: true };
       const last = reading.headers[reading.headers.length - 1]!;
-      await this.commit(reading, last, async (tx) => {
+      await this.commit(reading, last, async (tx, transfers) => {
         if (fresh.length > 0) await repository.follow(tx, this.chain, fresh, undefined, new Date());
         await repository.advance(tx, this.chain, reading.headers, this.keptBlocks());
+        // Webhooks: only live ranges are announced (never take-ins or backfill steps).
+        await this.deps.announce?.confirmed(tx, this.chain, transfers);
       });
       for (const address of fresh) this.followed.add(address);
       this.indexed = last.number;
@@ -232,7 +242,11 @@ export class ChainFollower {
    * touched, as of `at`; then the source's own writes, the hook's (position, follow rows or backfill
    * progress) and the lease check, so that nothing commits for a process that lost the chain.
    */
-  private async commit(reading: SourceReading, at: BlockHeader, write: (tx: Sql) => Promise<void>): Promise<void> {
+  private async commit(
+    reading: SourceReading,
+    at: BlockHeader,
+    write: (tx: Sql, transfers: readonly TransactionInput[]) => Promise<void>,
+  ): Promise<void> {
     const { source, repository, holder, tuning } = this.deps;
     const touched = new Map<string, HoldingKey>();
     for (const key of reading.touched) touched.set(holdingKey(key), key);
@@ -252,12 +266,14 @@ export class ChainFollower {
     const recordable = (token: string) => !this.notTokens.has(token);
     const keys = [...touched.values()].filter((key) => recordable(key.token_address));
     const holdings = await this.readHoldings(keys, at, reading.known);
-    const transfers = reading.transfers.filter((transfer) => recordable(transfer.token_address)).map(toRecord);
+    const transfers: TransactionInput[] = reading.transfers
+      .filter((transfer) => recordable(transfer.token_address))
+      .map(toRecord);
     const items: RecordInput[] = [...tokens, ...transfers, ...holdings];
 
     const written = await this.deps.ingest.writeLive(items, async (tx) => {
       await reading.write?.(tx);
-      await write(tx);
+      await write(tx, transfers);
       await repository.holdLease(tx, this.chain, holder, new Date(Date.now() + tuning.leaseMs));
     });
     if (!written.committed) {
@@ -310,6 +326,8 @@ export class ChainFollower {
     await this.deps.ingest.rewindChain(this.chain, ancestor.number, holdings, async (tx) => {
       await undo.write?.(tx);
       await repository.rewind(tx, this.chain, ancestor);
+      // Webhooks: announced transfers above the ancestor are removed.
+      await this.deps.announce?.removed(tx, this.chain, ancestor.number);
       await repository.holdLease(tx, this.chain, holder, new Date(Date.now() + tuning.leaseMs));
     });
     undo.committed?.();
@@ -371,7 +389,7 @@ export class ChainFollower {
   }
 }
 
-function toRecord(transfer: ObservedTransfer): RecordInput {
+function toRecord(transfer: ObservedTransfer): TransactionInput {
   return { type: 'transaction', ...transfer };
 }
 

@@ -13,6 +13,7 @@ import { chainFacts } from '../../core/chains/chain-registry';
 import { APP_CONFIG, AppConfig, FollowConfig } from '../../config/config';
 import { Metrics } from '../../http/metrics/metrics.service';
 import { IngestService } from '../ingest/ingest.service';
+import { WebhookAnnouncements } from '../webhooks/webhook-announcements.service';
 import { ChainFollower, DEFAULT_TUNING, FollowerReport } from './chain-follower';
 import { FollowRepository } from './follow.repository';
 import { sourceFor } from './sources';
@@ -43,6 +44,8 @@ export class FollowService implements OnApplicationBootstrap, BeforeApplicationS
     private readonly utxo: UtxoRepository,
     // Absent in a context without the HTTP server's metrics (the `follow` command).
     @Optional() private readonly metrics?: Metrics,
+    // Absent in a context without the webhooks module: then nothing is announced.
+    @Optional() private readonly announcements?: WebhookAnnouncements,
   ) {
     this.settings = config.follow;
   }
@@ -84,6 +87,7 @@ export class FollowService implements OnApplicationBootstrap, BeforeApplicationS
           standbyMs: Math.min(DEFAULT_TUNING.standbyMs, this.settings.leaseMs / 4),
         },
         onReport: (report) => this.record(settings.chain, report),
+        announce: this.announcements,
       });
       this.followers.push(follower);
       follower.start();

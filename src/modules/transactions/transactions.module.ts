@@ -8,5 +8,6 @@ import { TransactionsService } from './transactions.service';
   imports: [TagsModule],
   controllers: [TransactionsController],
   providers: [TransactionsRepository, TransactionsService],
+  exports: [TransactionsService],
 })
 export class TransactionsModule {}

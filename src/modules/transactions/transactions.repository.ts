@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { ChainId } from '../../core/chains/chain-ids';
 import { addressSet } from '../../database/address-sets';
-import { Db } from '../../database/db.service';
+import { Db, Sql } from '../../database/db.service';
 import { filterOnly } from '../../database/dialect';
-import { and, empty, list, prepared, raw, sql, SqlFragment } from '../../database/sql';
+import { and, chunks, empty, list, prepared, raw, sql, SqlFragment } from '../../database/sql';
 import { TagScope } from '../../core/tags/tag-scope';
 import { CursorPosition } from './cursor';
 
@@ -44,6 +44,17 @@ const SETTING_CURSOR_SECRET = 'transactions_cursor_secret';
 @Injectable()
 export class TransactionsRepository {
   constructor(private readonly db: Db) {}
+
+  /** The rows with these ids, read inside `tx` (a writer's transaction sees its own rows); in no order. */
+  async byIds(tx: Sql, ids: readonly string[]): Promise<TransactionRow[]> {
+    const found: TransactionRow[] = [];
+    for (const batch of chunks(ids)) {
+      found.push(
+        ...(await tx.query<TransactionRow>(sql`SELECT ${COLUMNS} FROM transactions WHERE id IN (${list(batch)})`)),
+      );
+    }
+    return found;
+  }
 
   /**
    * Up to `limit` rows, newest first. Keyset paging: the cursor condition `(block_time, id) <

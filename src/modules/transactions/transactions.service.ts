@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { ApiError } from '../../core/errors';
+import type { Sql } from '../../database/db.service';
 import { CursorPage } from '../../http/paging/paging';
 import { listFilters } from '../../core/addresses/address-filters';
 import { TagScopeService } from '../tags/tag-scope.service';
@@ -38,6 +39,14 @@ export class TransactionsService {
         ? encodeCursor({ blockTime: last.block_time, id: last.id }, await this.cursorSecret())
         : undefined;
     return new CursorPage(items, next, query.after === undefined);
+  }
+
+  /**
+   * The transactions with these ids exactly as `GET /v2/transactions` shows them, read inside
+   * `tx`: for the webhooks module, whose payloads carry them from the transaction that records them.
+   */
+  async shownIn(tx: Sql, ids: readonly string[]): Promise<TransactionDto[]> {
+    return (await this.transactions.byIds(tx, ids)).map(toTransaction);
   }
 
   private async position(cursor: string): Promise<CursorPosition> {

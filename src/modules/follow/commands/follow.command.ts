@@ -2,6 +2,7 @@ import { ModuleCommands } from '../../../cli/command';
 import { parseConfig } from '../../../config/config';
 import { createLogger, logFormat, NestPinoLogger } from '../../../http/logging/logging';
 import { PricesModule } from '../../prices/prices.module';
+import { WebhooksModule } from '../../webhooks/webhooks.module';
 import { FollowModule } from '../follow.module';
 import { FollowService } from '../follow.service';
 
@@ -11,7 +12,11 @@ import { FollowService } from '../follow.service';
  * turn in flight commits or rolls back and the leases are given up, so another process takes over.
  */
 export const followCommands: ModuleCommands = {
-  modules: [FollowModule.forRoot({ startOnBoot: false, http: false }), PricesModule],
+  modules: [
+    FollowModule.forRoot({ startOnBoot: false, http: false }),
+    PricesModule,
+    WebhooksModule.forRoot({ dispatch: true, http: false }),
+  ],
   register(program, inContext) {
     program
       .command('follow')

@@ -1,0 +1,122 @@
+import { ApiError } from '../../../core/errors';
+import { isChainId, sortChains } from '../../../core/chains/chain-ids';
+import { isValidTag, TAG_RULE } from '../../../core/tags/tag-rules';
+import { SUBSCRIBABLE_EVENTS } from '../webhook-events';
+import { urlSyntaxProblem } from '../webhook-url';
+
+export const MAX_WEBHOOK_TAGS = 50;
+export const MAX_DESCRIPTION_LENGTH = 500;
+
+/** A create or update body after its checks: absent fields are undefined. */
+export interface WebhookInput {
+  url?: string;
+  tags?: string[];
+  chains?: string[] | null;
+  events?: string[];
+  description?: string | null;
+  status?: 'active' | 'paused';
+}
+
+interface Problem {
+  field: string;
+  message: string;
+}
+
+const CREATE_FIELDS = ['url', 'tags', 'chains', 'events', 'description'];
+const UPDATE_FIELDS = [...CREATE_FIELDS, 'status'];
+
+/**
+ * Checks a create (`POST /v2/webhooks`) or update (`PATCH`) body strictly: a JSON object with only
+ * the known fields, each of its type. The codes: INVALID_WEBHOOK_URL for a url that is not http(s),
+ * INVALID_TAG for a tag name outside the rules, INVALID_BODY for anything else (unknown fields
+ * included), each problem listed in `details`.
+ */
+export function parseWebhookInput(body: unknown, mode: 'create' | 'update'): WebhookInput {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ApiError('INVALID_BODY', 'The body must be a JSON object.');
+  }
+  const fields = body as Record<string, unknown>;
+  const known = mode === 'create' ? CREATE_FIELDS : UPDATE_FIELDS;
+  const problems: Problem[] = Object.keys(fields)
+    .filter((field) => !known.includes(field))
+    .map((field) => ({ field, message: `unknown field "${field}"` }));
+  const input: WebhookInput = {};
+
+  if (fields.url !== undefined || mode === 'create') {
+    if (typeof fields.url !== 'string') problems.push({ field: 'url', message: 'url must be a string' });
+    else {
+      const problem = urlSyntaxProblem(fields.url);
+      if (problem !== undefined)
+        throw new ApiError('INVALID_WEBHOOK_URL', problem, [{ field: 'url', message: problem }]);
+      input.url = fields.url;
+    }
+  }
+
+  if (fields.tags !== undefined || mode === 'create') {
+    const tags = fields.tags;
+    if (!Array.isArray(tags) || tags.length === 0 || tags.length > MAX_WEBHOOK_TAGS) {
+      problems.push({ field: 'tags', message: `tags must be an array of 1 to ${MAX_WEBHOOK_TAGS} tag names` });
+    } else if (tags.some((tag) => typeof tag !== 'string')) {
+      problems.push({ field: 'tags', message: 'tags must be strings' });
+    } else {
+      const bad = (tags as string[]).filter((tag) => !isValidTag(tag));
+      if (bad.length > 0)
+        throw new ApiError(
+          'INVALID_TAG',
+          TAG_RULE,
+          bad.map((tag) => ({ tag })),
+        );
+      input.tags = [...new Set(tags as string[])];
+    }
+  }
+
+  if (fields.chains !== undefined) {
+    const chains = fields.chains;
+    if (chains === null) input.chains = null;
+    else if (!Array.isArray(chains) || chains.length === 0 || chains.some((chain) => typeof chain !== 'string')) {
+      problems.push({ field: 'chains', message: 'chains must be null or a non-empty array of chain ids' });
+    } else {
+      const unknown = (chains as string[]).filter((chain) => !isChainId(chain));
+      if (unknown.length > 0)
+        problems.push({ field: 'chains', message: `unknown chain ${unknown.map((c) => `"${c}"`).join(', ')}` });
+      else input.chains = sortChains(chains as Parameters<typeof sortChains>[0] & string[]);
+    }
+  }
+
+  if (fields.events !== undefined) {
+    const events = fields.events;
+    if (!Array.isArray(events) || events.length === 0 || events.some((event) => typeof event !== 'string')) {
+      problems.push({
+        field: 'events',
+        message: `events must be a non-empty array of ${SUBSCRIBABLE_EVENTS.join(', ')}`,
+      });
+    } else {
+      const unknown = (events as string[]).filter((event) => !SUBSCRIBABLE_EVENTS.includes(event));
+      if (unknown.length > 0)
+        problems.push({ field: 'events', message: `unknown event ${unknown.map((e) => `"${e}"`).join(', ')}` });
+      else input.events = SUBSCRIBABLE_EVENTS.filter((event) => (events as string[]).includes(event));
+    }
+  }
+
+  if (fields.description !== undefined) {
+    const description = fields.description;
+    if (description === null) input.description = null;
+    else if (typeof description !== 'string' || description.length > MAX_DESCRIPTION_LENGTH) {
+      problems.push({
+        field: 'description',
+        message: `description must be null or a string of at most ${MAX_DESCRIPTION_LENGTH} characters`,
+      });
+    } else input.description = description;
+  }
+
+  if (fields.status !== undefined && mode === 'update') {
+    if (fields.status !== 'active' && fields.status !== 'paused') {
+      problems.push({ field: 'status', message: 'status must be "active" or "paused"' });
+    } else input.status = fields.status;
+  }
+
+  if (problems.length > 0) {
+    throw new ApiError('INVALID_BODY', problems.map((problem) => problem.message).join('; '), problems);
+  }
+  return input;
+}

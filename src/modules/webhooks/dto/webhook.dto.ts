@@ -1,0 +1,194 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { CHAIN_IDS } from '../../../core/chains/chain-ids';
+import { toIso } from '../../../database/dialect';
+import { SUBSCRIBABLE_EVENTS } from '../webhook-events';
+import type { DeliveryRow, WebhookRow } from '../webhooks.repository';
+
+export const WEBHOOK_STATUSES = ['active', 'paused', 'disabled'] as const;
+export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** A webhook as every answer but create and rotate-secret shows it: never its secret. */
+export class WebhookDto {
+  @ApiProperty({ example: 'wh_4Jq9xR2mT7vK8pL3nB6cW1', description: 'Starts with `wh_`.' })
+  id!: string;
+
+  @ApiProperty({ example: 'https://hooks.example.com/chaintags' })
+  url!: string;
+
+  @ApiProperty({ type: [String], example: ['exchange_hot_wallets'], description: 'Sorted.' })
+  tags!: string[];
+
+  @ApiProperty({
+    type: [String],
+    nullable: true,
+    enum: CHAIN_IDS,
+    example: ['ethereum', 'base'],
+    description: 'null: every chain.',
+  })
+  chains!: string[] | null;
+
+  @ApiProperty({ type: [String], enum: SUBSCRIBABLE_EVENTS, example: SUBSCRIBABLE_EVENTS })
+  events!: string[];
+
+  @ApiProperty({ type: String, nullable: true, example: 'hot wallet alerts' })
+  description!: string | null;
+
+  @ApiProperty({
+    enum: WEBHOOK_STATUSES,
+    example: 'active',
+    description:
+      '`disabled`: chaintags stopped delivering after repeated failures (README, "Webhooks"); `PATCH` with `status: active` restarts it.',
+  })
+  status!: WebhookStatus;
+
+  @ApiProperty({ example: '2026-11-25T10:15:30.123Z' })
+  created_at!: string;
+
+  @ApiProperty({ example: '2026-11-25T10:15:30.123Z' })
+  updated_at!: string;
+}
+
+/** The answer to create and rotate-secret: the only ones that show the secret. */
+export class WebhookWithSecretDto extends WebhookDto {
+  @ApiProperty({
+    example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    description: '`whsec_` + base64 of 32 random bytes: the Standard Webhooks signing key. Shown only here; keep it.',
+  })
+  secret!: string;
+}
+
+export class DeliveryDto {
+  @ApiProperty({
+    example: 'evt_2Nf8kq0sVb7WcX4yZ1mR5t',
+    description: "The event's `webhook-id`, the same on every attempt.",
+  })
+  id!: string;
+
+  @ApiProperty({ example: 'transaction.confirmed' })
+  event_type!: string;
+
+  @ApiProperty({ enum: DELIVERY_STATUSES, example: 'delivered' })
+  status!: DeliveryStatus;
+
+  @ApiProperty({ example: 1 })
+  attempts!: number;
+
+  @ApiProperty({ type: String, nullable: true, example: '2026-11-25T10:15:31.002Z' })
+  last_attempt_at!: string | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: null,
+    description: 'When the next attempt is due (pending only).',
+  })
+  next_attempt_at!: string | null;
+
+  @ApiProperty({ type: Number, nullable: true, example: 200, description: "The last attempt's HTTP status." })
+  response_status!: number | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: null,
+    description: 'Why the last attempt failed without an HTTP status, or was refused.',
+  })
+  error!: string | null;
+
+  @ApiProperty({ example: '2026-11-25T10:15:30.998Z' })
+  created_at!: string;
+}
+
+export class CreateWebhookDto {
+  @ApiProperty({
+    example: 'https://hooks.example.com/chaintags',
+    description: 'http or https, at most 2048 characters.',
+  })
+  url!: string;
+
+  @ApiProperty({
+    type: [String],
+    minItems: 1,
+    maxItems: 50,
+    example: ['exchange_hot_wallets'],
+    description: 'Tags of this account (or `0`, the tracked addresses without a tag).',
+  })
+  tags!: string[];
+
+  @ApiPropertyOptional({
+    type: [String],
+    nullable: true,
+    enum: CHAIN_IDS,
+    minItems: 1,
+    description: 'Only these chains; absent or null: every chain.',
+  })
+  chains?: string[] | null;
+
+  @ApiPropertyOptional({
+    type: [String],
+    enum: SUBSCRIBABLE_EVENTS,
+    minItems: 1,
+    description: 'Absent: every event.',
+  })
+  events?: string[];
+
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 500 })
+  description?: string | null;
+}
+
+export class UpdateWebhookDto {
+  @ApiPropertyOptional({ description: 'http or https, at most 2048 characters.' })
+  url?: string;
+
+  @ApiPropertyOptional({ type: [String], minItems: 1, maxItems: 50 })
+  tags?: string[];
+
+  @ApiPropertyOptional({ type: [String], nullable: true, enum: CHAIN_IDS, minItems: 1 })
+  chains?: string[] | null;
+
+  @ApiPropertyOptional({ type: [String], enum: SUBSCRIBABLE_EVENTS, minItems: 1 })
+  events?: string[];
+
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 500 })
+  description?: string | null;
+
+  @ApiPropertyOptional({
+    enum: ['active', 'paused'],
+    description: '`paused` stops deliveries; `active` resumes them, also after chaintags disabled the webhook.',
+  })
+  status?: 'active' | 'paused';
+}
+
+export function toWebhook(row: WebhookRow, tags: readonly string[]): WebhookDto {
+  return {
+    id: row.id,
+    url: row.url,
+    tags: [...tags].sort(compareBinary),
+    chains: row.chains === null ? null : (JSON.parse(row.chains) as string[]),
+    events: JSON.parse(row.events) as string[],
+    description: row.description,
+    status: row.status as WebhookStatus,
+    created_at: toIso(row.created_at),
+    updated_at: toIso(row.updated_at),
+  };
+}
+
+export function toDelivery(row: DeliveryRow): DeliveryDto {
+  return {
+    id: row.id,
+    event_type: row.event_type,
+    status: row.status as DeliveryStatus,
+    attempts: Number(row.attempts),
+    last_attempt_at: row.last_attempt_at === null ? null : toIso(row.last_attempt_at),
+    next_attempt_at: row.status !== 'pending' || row.next_attempt_at === null ? null : toIso(row.next_attempt_at),
+    response_status: row.response_status === null ? null : Number(row.response_status),
+    error: row.error,
+    created_at: toIso(row.created_at),
+  };
+}
+
+export function compareBinary(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,161 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiBody,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiProperty,
+  ApiTags,
+} from '@nestjs/swagger';
+import { AccountId } from '../../http/auth/auth';
+import { ApiErrors } from '../../http/docs/api-docs';
+import { JsonBody } from '../../http/json-body';
+import { OffsetPage } from '../../http/paging/paging';
+import { Paged } from '../../http/paging/link-header.interceptor';
+import { PageQueryDto } from '../../http/validation/query.dto';
+import { CreateWebhookDto, DeliveryDto, UpdateWebhookDto, WebhookDto, WebhookWithSecretDto } from './dto/webhook.dto';
+import { WebhooksService } from './webhooks.service';
+
+const WEBHOOK_ID_PARAM = ApiParam({
+  name: 'id',
+  description: "The webhook's id (`wh_…`). Another account's webhook is answered as one that does not exist.",
+  example: 'wh_4Jq9xR2mT7vK8pL3nB6cW1',
+});
+
+class PingAcceptedDto {
+  @ApiProperty({
+    example: 'evt_2Nf8kq0sVb7WcX4yZ1mR5t',
+    description: "The ping event's id: its `webhook-id` and its entry in the delivery log.",
+  })
+  id!: string;
+}
+
+@ApiTags('webhooks')
+@Controller('v2/webhooks')
+export class WebhooksController {
+  constructor(private readonly webhooks: WebhooksService) {}
+
+  @Post()
+  @HttpCode(201)
+  @JsonBody()
+  @ApiOperation({
+    summary: 'Create a webhook',
+    description:
+      'Tells the URL when an address carrying one of the tags (of this account) moves value on one of the chains: a signed POST per event (README, "Webhooks"). At most 20 per account. The answer is the only one, with rotate-secret\'s, that shows the `secret`.',
+  })
+  @ApiBody({ type: CreateWebhookDto })
+  @ApiCreatedResponse({ type: WebhookWithSecretDto })
+  @ApiErrors(
+    'INVALID_BODY',
+    'INVALID_WEBHOOK_URL',
+    'INVALID_TAG',
+    'TAG_NOT_FOUND',
+    'PAYLOAD_TOO_LARGE',
+    'UNSUPPORTED_MEDIA_TYPE',
+    'WEBHOOK_LIMIT_EXCEEDED',
+    'INVALID_QUERY',
+  )
+  create(@AccountId() accountId: number, @Body() body: unknown): Promise<WebhookWithSecretDto> {
+    return this.webhooks.create(accountId, body);
+  }
+
+  @Get()
+  @Paged(WebhookDto)
+  @ApiOperation({ summary: 'List webhooks', description: "The account's webhooks, oldest first." })
+  @ApiErrors('INVALID_QUERY')
+  list(@AccountId() accountId: number, @Query() query: PageQueryDto): Promise<OffsetPage<WebhookDto>> {
+    return this.webhooks.list(accountId, query.page, query.per_page);
+  }
+
+  @Get(':id')
+  @WEBHOOK_ID_PARAM
+  @ApiOperation({ summary: 'Retrieve a webhook', description: 'Never shows its secret.' })
+  @ApiOkResponse({ type: WebhookDto })
+  @ApiErrors('WEBHOOK_NOT_FOUND', 'INVALID_QUERY')
+  get(@AccountId() accountId: number, @Param('id') id: string): Promise<WebhookDto> {
+    return this.webhooks.get(accountId, id);
+  }
+
+  @Patch(':id')
+  @JsonBody()
+  @WEBHOOK_ID_PARAM
+  @ApiOperation({
+    summary: 'Change a webhook',
+    description:
+      'Changes the fields given. `status: paused` stops deliveries (and the recording of new `transaction.confirmed` events) until `status: active`, which also restarts a webhook chaintags disabled; pending deliveries are then due at once.',
+  })
+  @ApiBody({ type: UpdateWebhookDto })
+  @ApiOkResponse({ type: WebhookDto })
+  @ApiErrors(
+    'INVALID_BODY',
+    'INVALID_WEBHOOK_URL',
+    'INVALID_TAG',
+    'TAG_NOT_FOUND',
+    'WEBHOOK_NOT_FOUND',
+    'PAYLOAD_TOO_LARGE',
+    'UNSUPPORTED_MEDIA_TYPE',
+    'INVALID_QUERY',
+  )
+  update(@AccountId() accountId: number, @Param('id') id: string, @Body() body: unknown): Promise<WebhookDto> {
+    return this.webhooks.update(accountId, id, body);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @WEBHOOK_ID_PARAM
+  @ApiOperation({
+    summary: 'Delete a webhook',
+    description: 'Its pending deliveries go with it: nothing more is delivered.',
+  })
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiErrors('WEBHOOK_NOT_FOUND', 'INVALID_QUERY')
+  async delete(@AccountId() accountId: number, @Param('id') id: string): Promise<void> {
+    await this.webhooks.delete(accountId, id);
+  }
+
+  @Post(':id/rotate-secret')
+  @HttpCode(200)
+  @WEBHOOK_ID_PARAM
+  @ApiOperation({
+    summary: 'Rotate the signing secret',
+    description:
+      'Answers a new secret; every attempt from now on, retries of older events included, is signed with it.',
+  })
+  @ApiOkResponse({ type: WebhookWithSecretDto })
+  @ApiErrors('WEBHOOK_NOT_FOUND', 'INVALID_QUERY')
+  rotateSecret(@AccountId() accountId: number, @Param('id') id: string): Promise<WebhookWithSecretDto> {
+    return this.webhooks.rotateSecret(accountId, id);
+  }
+
+  @Post(':id/ping')
+  @HttpCode(202)
+  @WEBHOOK_ID_PARAM
+  @ApiOperation({
+    summary: 'Send a ping',
+    description: 'Delivers a `webhook.ping` event now (whatever the status), retried like any other.',
+  })
+  @ApiAcceptedResponse({ type: PingAcceptedDto })
+  @ApiErrors('WEBHOOK_NOT_FOUND', 'INVALID_QUERY')
+  ping(@AccountId() accountId: number, @Param('id') id: string): Promise<PingAcceptedDto> {
+    return this.webhooks.ping(accountId, id);
+  }
+
+  @Get(':id/deliveries')
+  @WEBHOOK_ID_PARAM
+  @Paged(DeliveryDto)
+  @ApiOperation({
+    summary: 'List deliveries',
+    description: "The webhook's events and how their delivery went, newest first.",
+  })
+  @ApiErrors('WEBHOOK_NOT_FOUND', 'INVALID_QUERY')
+  deliveries(
+    @AccountId() accountId: number,
+    @Param('id') id: string,
+    @Query() query: PageQueryDto,
+  ): Promise<OffsetPage<DeliveryDto>> {
+    return this.webhooks.deliveries(accountId, id, query.page, query.per_page);
+  }
+}

@@ -1,0 +1,397 @@
+import { Injectable } from '@nestjs/common';
+import { Db, Sql } from '../../database/db.service';
+import { forUpdate } from '../../database/dialect';
+import { chunks, join, list, rows, sql } from '../../database/sql';
+
+export interface WebhookRow {
+  id: string;
+  account_id: number | string;
+  url: string;
+  chains: string | null;
+  events: string;
+  description: string | null;
+  status: string;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+export interface NewWebhook {
+  id: string;
+  accountId: number;
+  url: string;
+  secret: string;
+  chains: string[] | null;
+  events: string[];
+  description: string | null;
+  tags: string[];
+  at: string;
+}
+
+export interface WebhookChanges {
+  url?: string;
+  chains?: string[] | null;
+  events?: string[];
+  description?: string | null;
+  status?: string;
+  tags?: string[];
+}
+
+export interface DeliveryRow {
+  id: string;
+  event_type: string;
+  status: string;
+  attempts: number | string;
+  last_attempt_at: Date | string | null;
+  next_attempt_at: Date | string | null;
+  response_status: number | string | null;
+  error: string | null;
+  created_at: Date | string;
+}
+
+/** An event to write into the outbox. */
+export interface NewEvent {
+  id: string;
+  webhookId: string;
+  type: string;
+  chain: string | null;
+  blockNumber: string | null;
+  transferId: string | null;
+  body: string;
+  at: string;
+}
+
+/** Who listens for a transfer of an address: one row per (webhook, tag carried by the address). */
+export interface Listener {
+  webhook_id: string;
+  chains: string | null;
+  events: string;
+  tag: string;
+  address: string;
+}
+
+/** A `transaction.confirmed` still standing, whose transfer a rewind may undo. */
+export interface Announced {
+  seq: number | string;
+  webhook_id: string;
+  transfer_id: string;
+  body: string;
+  events: string;
+}
+
+/** A pending event, due, with what its delivery needs. */
+export interface DueEvent {
+  seq: number | string;
+  id: string;
+  webhook_id: string;
+  event_type: string;
+  body: string;
+  attempts: number | string;
+  created_at: Date | string;
+  url: string;
+  secret: string;
+}
+
+const WEBHOOK_COLUMNS = sql`id, account_id, url, chains, events, description, status, created_at, updated_at`;
+
+@Injectable()
+export class WebhooksRepository {
+  constructor(private readonly db: Db) {}
+
+  transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
+  /** The account's webhooks, counted under a lock on the account so that two creates cannot both pass the cap. */
+  async countLocked(tx: Sql, accountId: number): Promise<number> {
+    await tx.query(sql`SELECT id FROM accounts WHERE id = ${accountId}${forUpdate(tx.dialect)}`);
+    const [row] = await tx.query<{ n: number | string }>(
+      sql`SELECT COUNT(*) AS n FROM webhooks WHERE account_id = ${accountId}`,
+    );
+    return Number(row?.n ?? 0);
+  }
+
+  async insert(tx: Sql, webhook: NewWebhook): Promise<void> {
+    await tx.execute(
+      sql`INSERT INTO webhooks (id, account_id, url, secret, chains, events, description, status, created_at, updated_at)
+          VALUES (${webhook.id}, ${webhook.accountId}, ${webhook.url}, ${webhook.secret},
+                  ${webhook.chains === null ? null : JSON.stringify(webhook.chains)}, ${JSON.stringify(webhook.events)},
+                  ${webhook.description}, 'active', ${webhook.at}, ${webhook.at})`,
+    );
+    await this.replaceTags(tx, webhook.id, webhook.tags);
+  }
+
+  private async replaceTags(tx: Sql, id: string, tags: readonly string[]): Promise<void> {
+    await tx.execute(sql`DELETE FROM webhook_tags WHERE webhook_id = ${id}`);
+    if (tags.length > 0) {
+      await tx.execute(sql`INSERT INTO webhook_tags (webhook_id, tag) VALUES ${rows(tags.map((tag) => [id, tag]))}`);
+    }
+  }
+
+  async find(accountId: number, id: string): Promise<WebhookRow | undefined> {
+    const [row] = await this.db.query<WebhookRow>(
+      sql`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = ${id} AND account_id = ${accountId}`,
+    );
+    return row;
+  }
+
+  async tagsOf(ids: readonly string[]): Promise<Map<string, string[]>> {
+    const tags = new Map<string, string[]>(ids.map((id) => [id, []]));
+    if (ids.length === 0) return tags;
+    const found = await this.db.query<{ webhook_id: string; tag: string }>(
+      sql`SELECT webhook_id, tag FROM webhook_tags WHERE webhook_id IN (${list(ids)})`,
+    );
+    for (const row of found) tags.get(row.webhook_id)?.push(row.tag);
+    return tags;
+  }
+
+  async count(accountId: number): Promise<number> {
+    return this.db.count(sql`SELECT COUNT(*) FROM webhooks WHERE account_id = ${accountId}`);
+  }
+
+  page(accountId: number, offset: number, limit: number): Promise<WebhookRow[]> {
+    return this.db.query<WebhookRow>(
+      sql`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE account_id = ${accountId}
+          ORDER BY created_at, id LIMIT ${limit} OFFSET ${offset}`,
+    );
+  }
+
+  /**
+   * Applies `changes` to the account's webhook; false when it has none such. Setting it `active`
+   * makes its pending deliveries due at once (they waited while it was paused or disabled).
+   */
+  async update(accountId: number, id: string, changes: WebhookChanges, at: string): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const sets = [sql`updated_at = ${at}`];
+      if (changes.url !== undefined) sets.push(sql`url = ${changes.url}`);
+      if (changes.chains !== undefined)
+        sets.push(sql`chains = ${changes.chains === null ? null : JSON.stringify(changes.chains)}`);
+      if (changes.events !== undefined) sets.push(sql`events = ${JSON.stringify(changes.events)}`);
+      if (changes.description !== undefined) sets.push(sql`description = ${changes.description}`);
+      if (changes.status !== undefined) sets.push(sql`status = ${changes.status}`);
+      const changed = await tx.execute(
+        sql`UPDATE webhooks SET ${join(sets)} WHERE id = ${id} AND account_id = ${accountId}`,
+      );
+      if (changed === 0) return false;
+      if (changes.tags !== undefined) await this.replaceTags(tx, id, changes.tags);
+      if (changes.status === 'active') {
+        await tx.execute(
+          sql`UPDATE webhook_events SET next_attempt_at = ${at} WHERE webhook_id = ${id} AND status = 'pending'`,
+        );
+      }
+      return true;
+    });
+  }
+
+  async setSecret(accountId: number, id: string, secret: string, at: string): Promise<boolean> {
+    const changed = await this.db.execute(
+      sql`UPDATE webhooks SET secret = ${secret}, updated_at = ${at} WHERE id = ${id} AND account_id = ${accountId}`,
+    );
+    return changed > 0;
+  }
+
+  /** Deletes the webhook with its tags and events (so nothing more is delivered for it). */
+  async delete(accountId: number, id: string): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const [owned] = await tx.query(
+        sql`SELECT id FROM webhooks WHERE id = ${id} AND account_id = ${accountId}${forUpdate(tx.dialect)}`,
+      );
+      if (owned === undefined) return false;
+      await tx.execute(sql`DELETE FROM webhook_events WHERE webhook_id = ${id}`);
+      await tx.execute(sql`DELETE FROM webhook_tags WHERE webhook_id = ${id}`);
+      await tx.execute(sql`DELETE FROM webhooks WHERE id = ${id}`);
+      return true;
+    });
+  }
+
+  async insertEvents(tx: Sql | Db, events: readonly NewEvent[]): Promise<void> {
+    for (const batch of chunks(events, 200)) {
+      await tx.execute(
+        sql`INSERT INTO webhook_events (id, webhook_id, event_type, chain, block_number, transfer_id, body, status, attempts, next_attempt_at, created_at)
+            VALUES ${join(
+              batch.map(
+                (event) =>
+                  sql`(${event.id}, ${event.webhookId}, ${event.type}, ${event.chain}, ${event.blockNumber === null ? null : BigInt(event.blockNumber)}, ${event.transferId}, ${event.body}, 'pending', 0, ${event.at}, ${event.at})`,
+              ),
+            )}`,
+      );
+    }
+  }
+
+  async countDeliveries(webhookId: string): Promise<number> {
+    return this.db.count(sql`SELECT COUNT(*) FROM webhook_events WHERE webhook_id = ${webhookId}`);
+  }
+
+  pageDeliveries(webhookId: string, offset: number, limit: number): Promise<DeliveryRow[]> {
+    return this.db.query<DeliveryRow>(
+      sql`SELECT id, event_type, status, attempts, last_attempt_at, next_attempt_at, response_status, error, created_at
+          FROM webhook_events WHERE webhook_id = ${webhookId} ORDER BY seq DESC LIMIT ${limit} OFFSET ${offset}`,
+    );
+  }
+
+  // ---- announcing, inside a follower's transaction ----
+
+  /** Whether any webhook listens for new transfers at all: most commits stop here. */
+  async anyListening(tx: Sql): Promise<boolean> {
+    const found = await tx.query(sql`SELECT 1 AS one FROM webhooks WHERE status = 'active' LIMIT 1`);
+    return found.length > 0;
+  }
+
+  /**
+   * The active webhooks listening to `addresses` through their tags, as the tags stand in this
+   * transaction: a real tag through address_tags, `0` through tracked_addresses without a tag.
+   */
+  async listeners(tx: Sql, addresses: readonly string[]): Promise<Listener[]> {
+    const found: Listener[] = [];
+    for (const batch of chunks(addresses)) {
+      found.push(
+        ...(await tx.query<Listener>(
+          sql`SELECT w.id AS webhook_id, w.chains, w.events, t.name AS tag, a.address
+              FROM webhooks w
+              JOIN webhook_tags wt ON wt.webhook_id = w.id
+              JOIN tags t ON t.account_id = w.account_id AND t.name = wt.tag
+              JOIN address_tags a ON a.tag_id = t.id
+              WHERE w.status = 'active' AND a.address IN (${list(batch)})
+              UNION ALL
+              SELECT w.id AS webhook_id, w.chains, w.events, wt.tag, ta.address
+              FROM webhooks w
+              JOIN webhook_tags wt ON wt.webhook_id = w.id AND wt.tag = '0'
+              JOIN tracked_addresses ta ON ta.account_id = w.account_id
+              WHERE w.status = 'active' AND ta.address IN (${list(batch)})
+                AND NOT EXISTS (SELECT 1 FROM address_tags x WHERE x.account_id = ta.account_id AND x.address = ta.address)`,
+        )),
+      );
+    }
+    return found;
+  }
+
+  /** The standing `transaction.confirmed` events of `chain` above `block`, marked undone in the same go. */
+  async undoAnnouncedAbove(tx: Sql, chain: string, block: bigint): Promise<Announced[]> {
+    const found = await tx.query<Announced>(
+      sql`SELECT e.seq, e.webhook_id, e.transfer_id, e.body, w.events
+          FROM webhook_events e JOIN webhooks w ON w.id = e.webhook_id
+          WHERE e.chain = ${chain} AND e.block_number > ${block} AND e.event_type = 'transaction.confirmed' AND e.undone = 0`,
+    );
+    for (const batch of chunks(found)) {
+      await tx.execute(sql`UPDATE webhook_events SET undone = 1 WHERE seq IN (${list(batch.map((row) => row.seq))})`);
+    }
+    return found;
+  }
+
+  // ---- the dispatcher ----
+
+  async claimLease(holder: string, now: Date, until: Date): Promise<boolean> {
+    const changed = await this.db.execute(
+      sql`UPDATE webhook_dispatcher SET holder = ${holder}, lease_until = ${until.toISOString()}
+          WHERE id = 1 AND (holder = ${holder} OR holder IS NULL OR lease_until < ${now.toISOString()})`,
+    );
+    return changed === 1;
+  }
+
+  async releaseLease(holder: string): Promise<void> {
+    await this.db.execute(
+      sql`UPDATE webhook_dispatcher SET holder = NULL, lease_until = NULL WHERE id = 1 AND holder = ${holder}`,
+    );
+  }
+
+  /**
+   * Up to `perWebhook` due events of each webhook that may be delivered to (active; a ping goes
+   * to any), oldest due first, at most `limit` in all; each is claimed by moving its next attempt
+   * to `claimedUntil`, so that a process that takes over the lease meanwhile does not send it too.
+   */
+  async claimDue(
+    now: Date,
+    perWebhook: number,
+    limit: number,
+    claimedUntil: Date,
+    busy: ReadonlyMap<string, number>,
+  ): Promise<DueEvent[]> {
+    return this.db.transaction(async (tx) => {
+      const candidates = await tx.query<DueEvent & { place: number | string }>(
+        sql`SELECT seq, id, webhook_id, event_type, body, attempts, created_at, url, secret, place FROM (
+              SELECT e.seq, e.id, e.webhook_id, e.event_type, e.body, e.attempts, e.created_at, w.url, w.secret,
+                     ROW_NUMBER() OVER (PARTITION BY e.webhook_id ORDER BY e.next_attempt_at, e.seq) AS place
+              FROM webhook_events e JOIN webhooks w ON w.id = e.webhook_id
+              WHERE e.status = 'pending' AND e.next_attempt_at <= ${now.toISOString()}
+                AND (w.status = 'active' OR e.event_type = 'webhook.ping')
+            ) AS due WHERE place <= ${perWebhook} ORDER BY seq LIMIT ${limit}`,
+      );
+      // Deliveries in flight count against their webhook's share.
+      const due = candidates.filter((row) => Number(row.place) <= perWebhook - (busy.get(row.webhook_id) ?? 0));
+      for (const batch of chunks(due)) {
+        await tx.execute(
+          sql`UPDATE webhook_events SET next_attempt_at = ${claimedUntil.toISOString()}
+              WHERE seq IN (${list(batch.map((row) => row.seq))}) AND status = 'pending'`,
+        );
+      }
+      return due;
+    });
+  }
+
+  /** A delivery answered with a 2xx. */
+  async delivered(
+    seq: number | string,
+    webhookId: string,
+    at: string,
+    status: number,
+    attempts: number,
+  ): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.execute(
+        sql`UPDATE webhook_events SET status = 'delivered', attempts = ${attempts}, last_attempt_at = ${at},
+              next_attempt_at = NULL, response_status = ${status}, error = NULL WHERE seq = ${seq}`,
+      );
+      await tx.execute(sql`UPDATE webhooks SET last_success_at = ${at} WHERE id = ${webhookId}`);
+    });
+  }
+
+  /** A failed attempt with a retry due at `next`. */
+  async retry(
+    seq: number | string,
+    at: string,
+    next: string,
+    attempts: number,
+    status: number | null,
+    error: string | null,
+  ): Promise<void> {
+    await this.db.execute(
+      sql`UPDATE webhook_events SET attempts = ${attempts}, last_attempt_at = ${at}, next_attempt_at = ${next},
+            response_status = ${status}, error = ${error} WHERE seq = ${seq} AND status = 'pending'`,
+    );
+  }
+
+  /**
+   * A delivery whose retries are used up: `failed`; its webhook is disabled when no delivery to
+   * it has succeeded since this event was created (README, "Webhooks": the disable rule). Answers
+   * whether it was disabled now.
+   */
+  async failed(
+    seq: number | string,
+    webhookId: string,
+    createdAt: string,
+    at: string,
+    attempts: number,
+    status: number | null,
+    error: string | null,
+  ): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      await tx.execute(
+        sql`UPDATE webhook_events SET status = 'failed', attempts = ${attempts}, last_attempt_at = ${at},
+              next_attempt_at = NULL, response_status = ${status}, error = ${error} WHERE seq = ${seq}`,
+      );
+      const disabled = await tx.execute(
+        sql`UPDATE webhooks SET status = 'disabled', updated_at = ${at}
+            WHERE id = ${webhookId} AND status = 'active' AND (last_success_at IS NULL OR last_success_at < ${createdAt})`,
+      );
+      return disabled > 0;
+    });
+  }
+
+  /** Pending deliveries and the creation time of the oldest, for the metrics. */
+  async pending(): Promise<{ count: number; oldest: string | null }> {
+    const [row] = await this.db.query<{ n: number | string; oldest: Date | string | null }>(
+      sql`SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM webhook_events WHERE status = 'pending'`,
+    );
+    const oldest = row?.oldest ?? null;
+    return { count: Number(row?.n ?? 0), oldest: oldest === null ? null : new Date(oldest).toISOString() };
+  }
+}

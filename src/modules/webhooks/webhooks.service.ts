@@ -1,0 +1,153 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig, WebhooksConfig } from '../../config/config';
+import { ApiError } from '../../core/errors';
+import { UNTAGGED } from '../../core/tags/tag-rules';
+import { OffsetPage } from '../../http/paging/paging';
+import { TagScopeService } from '../tags/tag-scope.service';
+import { DeliveryDto, toDelivery, toWebhook, WebhookDto, WebhookWithSecretDto } from './dto/webhook.dto';
+import { parseWebhookInput, WebhookInput } from './dto/webhook-input';
+import { PING, SUBSCRIBABLE_EVENTS } from './webhook-events';
+import { newEventId, newSecret, newWebhookId, WEBHOOK_ID } from './webhook-ids';
+import { destinationProblem } from './webhook-url';
+import { WebhooksRepository, WebhookRow } from './webhooks.repository';
+
+export const MAX_WEBHOOKS_PER_ACCOUNT = 20;
+
+/** An account's webhooks (contract §14): every method answers another account's as if it did not exist. */
+@Injectable()
+export class WebhooksService {
+  private readonly settings: WebhooksConfig;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly repository: WebhooksRepository,
+    private readonly tagScopes: TagScopeService,
+  ) {
+    this.settings = config.webhooks;
+  }
+
+  async create(accountId: number, body: unknown): Promise<WebhookWithSecretDto> {
+    const input = parseWebhookInput(body, 'create');
+    await this.checkTags(accountId, input.tags!);
+    await this.checkDestination(input.url!);
+    const id = newWebhookId();
+    const secret = newSecret();
+    const at = new Date().toISOString();
+    await this.repository.transaction(async (tx) => {
+      if ((await this.repository.countLocked(tx, accountId)) >= MAX_WEBHOOKS_PER_ACCOUNT) {
+        throw new ApiError(
+          'WEBHOOK_LIMIT_EXCEEDED',
+          `An account can have at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks.`,
+        );
+      }
+      await this.repository.insert(tx, {
+        id,
+        accountId,
+        url: input.url!,
+        secret,
+        chains: input.chains ?? null,
+        events: input.events ?? SUBSCRIBABLE_EVENTS,
+        description: input.description ?? null,
+        tags: input.tags!,
+        at,
+      });
+    });
+    return { ...(await this.get(accountId, id)), secret };
+  }
+
+  async list(accountId: number, page: number, perPage: number): Promise<OffsetPage<WebhookDto>> {
+    const [total, rows] = await Promise.all([
+      this.repository.count(accountId),
+      this.repository.page(accountId, (page - 1) * perPage, perPage),
+    ]);
+    const tags = await this.repository.tagsOf(rows.map((row) => row.id));
+    return new OffsetPage(
+      rows.map((row) => toWebhook(row, tags.get(row.id) ?? [])),
+      page,
+      perPage,
+      total,
+    );
+  }
+
+  async get(accountId: number, id: string): Promise<WebhookDto> {
+    const row = await this.find(accountId, id);
+    const tags = await this.repository.tagsOf([row.id]);
+    return toWebhook(row, tags.get(row.id) ?? []);
+  }
+
+  async update(accountId: number, id: string, body: unknown): Promise<WebhookDto> {
+    await this.find(accountId, id);
+    const input: WebhookInput = parseWebhookInput(body, 'update');
+    if (input.tags !== undefined) await this.checkTags(accountId, input.tags);
+    if (input.url !== undefined) await this.checkDestination(input.url);
+    const changed = await this.repository.update(accountId, id, input, new Date().toISOString());
+    if (!changed) throw notFound(id);
+    return this.get(accountId, id);
+  }
+
+  async delete(accountId: number, id: string): Promise<void> {
+    if (!WEBHOOK_ID.test(id) || !(await this.repository.delete(accountId, id))) throw notFound(id);
+  }
+
+  async rotateSecret(accountId: number, id: string): Promise<WebhookWithSecretDto> {
+    await this.find(accountId, id);
+    const secret = newSecret();
+    if (!(await this.repository.setSecret(accountId, id, secret, new Date().toISOString()))) throw notFound(id);
+    return { ...(await this.get(accountId, id)), secret };
+  }
+
+  /** Records a `webhook.ping` event, delivered at once whatever the webhook's status. */
+  async ping(accountId: number, id: string): Promise<{ id: string }> {
+    await this.find(accountId, id);
+    const at = new Date().toISOString();
+    const eventId = newEventId();
+    const body = { type: PING, timestamp: at, data: { webhook_id: id } };
+    await this.repository.transaction((tx) =>
+      this.repository.insertEvents(tx, [
+        {
+          id: eventId,
+          webhookId: id,
+          type: PING,
+          chain: null,
+          blockNumber: null,
+          transferId: null,
+          body: JSON.stringify(body),
+          at,
+        },
+      ]),
+    );
+    return { id: eventId };
+  }
+
+  async deliveries(accountId: number, id: string, page: number, perPage: number): Promise<OffsetPage<DeliveryDto>> {
+    await this.find(accountId, id);
+    const [total, rows] = await Promise.all([
+      this.repository.countDeliveries(id),
+      this.repository.pageDeliveries(id, (page - 1) * perPage, perPage),
+    ]);
+    return new OffsetPage(rows.map(toDelivery), page, perPage, total);
+  }
+
+  private async find(accountId: number, id: string): Promise<WebhookRow> {
+    const row = WEBHOOK_ID.test(id) ? await this.repository.find(accountId, id) : undefined;
+    if (row === undefined) throw notFound(id);
+    return row;
+  }
+
+  /** Each tag must be one of the account's (TAG_NOT_FOUND names the first that is not), or `0`. */
+  private async checkTags(accountId: number, tags: readonly string[]): Promise<void> {
+    for (const tag of tags) {
+      if (tag !== UNTAGGED) await this.tagScopes.resolve(accountId, tag);
+    }
+  }
+
+  private async checkDestination(url: string): Promise<void> {
+    if (this.settings.allowPrivateUrls) return;
+    const problem = await destinationProblem(new URL(url));
+    if (problem !== undefined) throw new ApiError('INVALID_WEBHOOK_URL', problem, [{ field: 'url', message: problem }]);
+  }
+}
+
+function notFound(id: string): ApiError {
+  return new ApiError('WEBHOOK_NOT_FOUND', `No webhook "${id.slice(0, 100)}" in this account.`);
+}

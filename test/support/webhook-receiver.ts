@@ -1,0 +1,132 @@
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+
+/** One request the receiver got, checked with a Standard Webhooks library against its path's secret. */
+export interface Received {
+  path: string;
+  id: string;
+  timestamp: string;
+  signature: string;
+  /** The body parsed, when the signature verified with the path's current secret; undefined otherwise. */
+  verified: WebhookBody | undefined;
+  raw: string;
+  answered: number | 'hang' | 'huge';
+  at: number;
+}
+
+export interface WebhookBody {
+  type: string;
+  timestamp: string;
+  data: Record<string, unknown> & { transaction?: Record<string, unknown>; tags?: string[] };
+}
+
+/** How a path answers its n-th request (0-based): a status, never ('hang'), or 200 with 10 MB ('huge'). */
+export type Behaviour = (received: Received, index: number) => number | 'hang' | 'huge';
+
+/**
+ * A webhook receiver on a loopback port, as an account would run one: each path is one webhook,
+ * verified with the `standardwebhooks` package and the secret the test gives it.
+ */
+export class WebhookReceiver {
+  readonly received: Received[] = [];
+  private readonly secrets = new Map<string, string>();
+  private readonly behaviours = new Map<string, Behaviour>();
+  private readonly hanging = new Set<ServerResponse>();
+  private server: Server | undefined;
+  port = 0;
+
+  static async start(port = 0): Promise<WebhookReceiver> {
+    const receiver = new WebhookReceiver();
+    await receiver.listen(port);
+    return receiver;
+  }
+
+  url(path: string): string {
+    return `http://127.0.0.1:${this.port}${path}`;
+  }
+
+  secret(path: string, secret: string): void {
+    this.secrets.set(path, secret);
+  }
+
+  behave(path: string, behaviour: Behaviour): void {
+    this.behaviours.set(path, behaviour);
+  }
+
+  at(path: string): Received[] {
+    return this.received.filter((request) => request.path === path);
+  }
+
+  async listen(port = this.port): Promise<void> {
+    this.server = createServer((request, response) => void this.handle(request, response));
+    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+  }
+
+  /** Stops answering: the port is closed until `listen` again. */
+  async close(): Promise<void> {
+    for (const response of this.hanging) response.destroy();
+    this.hanging.clear();
+    const server = this.server;
+    this.server = undefined;
+    if (server === undefined) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const raw = Buffer.concat(chunks).toString();
+    const path = request.url ?? '/';
+    const headers = {
+      'webhook-id': String(request.headers['webhook-id'] ?? ''),
+      'webhook-timestamp': String(request.headers['webhook-timestamp'] ?? ''),
+      'webhook-signature': String(request.headers['webhook-signature'] ?? ''),
+    };
+    let verified: WebhookBody | undefined;
+    const secret = this.secrets.get(path);
+    if (secret !== undefined && request.headers['content-type'] === 'application/json') {
+      try {
+        verified = new Webhook(secret).verify(raw, headers) as WebhookBody;
+      } catch {
+        verified = undefined;
+      }
+    }
+    const entry: Received = {
+      path,
+      id: headers['webhook-id'],
+      timestamp: headers['webhook-timestamp'],
+      signature: headers['webhook-signature'],
+      verified,
+      raw,
+      answered: 200,
+      at: Date.now(),
+    };
+    const index = this.at(path).length;
+    entry.answered = this.behaviours.get(path)?.(entry, index) ?? 200;
+    this.received.push(entry);
+    if (entry.answered === 'hang') {
+      this.hanging.add(response);
+      return;
+    }
+    if (entry.answered === 'huge') {
+      response.writeHead(200, { 'content-type': 'application/octet-stream' });
+      const block = Buffer.alloc(1024 * 1024, 120);
+      for (let i = 0; i < 10; i++) {
+        if (!response.write(block)) {
+          await new Promise<void>((resolve) => {
+            response.once('drain', resolve);
+            response.once('close', resolve);
+          });
+        }
+        if (response.destroyed) return;
+      }
+      response.end();
+      return;
+    }
+    response.writeHead(entry.answered, { 'content-type': 'text/plain' });
+    response.end('ok');
+  }
+}

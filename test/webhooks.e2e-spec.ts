@@ -1,0 +1,756 @@
+import { Address } from 'viem';
+import { Anvil, startAnvil } from './support/anvil';
+import { eventually, FollowClient, randomAddress, TransactionRow } from './support/follow-client';
+import { DATABASES, DatabaseKind, freshDatabase, newKey, startTestApp, TestApp } from './support/test-app';
+import { startServerProcess } from './support/server-process';
+import { WebhookReceiver } from './support/webhook-receiver';
+
+/**
+ * Webhooks (contract §14) against a real node (anvil) and a receiver in the test that verifies
+ * every delivery with the `standardwebhooks` package, on both databases.
+ */
+
+const ETHER = 10n ** 18n;
+const RETRY_FAST = '1,1,1';
+const SERVICE_ENV = {
+  CONFIRMATIONS_ETHEREUM: '0',
+  FOLLOW_INTERVAL_MS: '100',
+  WEBHOOK_ALLOW_PRIVATE_URLS: 'on',
+  WEBHOOK_RETRY_SECONDS: RETRY_FAST,
+};
+
+interface WebhookAnswer {
+  id: string;
+  url: string;
+  tags: string[];
+  chains: string[] | null;
+  events: string[];
+  description: string | null;
+  status: string;
+  created_at: string;
+  updated_at: string;
+  secret?: string;
+}
+
+interface DeliveryAnswer {
+  id: string;
+  event_type: string;
+  status: string;
+  attempts: number;
+  last_attempt_at: string | null;
+  next_attempt_at: string | null;
+  response_status: number | null;
+  error: string | null;
+  created_at: string;
+}
+
+function lower(address: Address): Address {
+  return address.toLowerCase() as Address;
+}
+
+/** The webhook routes as alice or bob call them. */
+class WebhookClient {
+  constructor(
+    private readonly t: TestApp,
+    private readonly key: string,
+  ) {}
+
+  async create(body: Record<string, unknown>, status = 201): Promise<WebhookAnswer & { code?: string }> {
+    const response = await this.t
+      .http()
+      .post('/v2/webhooks')
+      .set('X-API-Key', this.key)
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify(body));
+    expect({ status: response.status, body: response.body as unknown }).toMatchObject({ status });
+    return response.body as WebhookAnswer;
+  }
+
+  async get(id: string): Promise<WebhookAnswer> {
+    return (await this.t.http().get(`/v2/webhooks/${id}`).set('X-API-Key', this.key).expect(200)).body as WebhookAnswer;
+  }
+
+  async patch(id: string, body: Record<string, unknown>, status = 200): Promise<WebhookAnswer & { code?: string }> {
+    const response = await this.t
+      .http()
+      .patch(`/v2/webhooks/${id}`)
+      .set('X-API-Key', this.key)
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify(body));
+    expect({ status: response.status, body: response.body as unknown }).toMatchObject({ status });
+    return response.body as WebhookAnswer;
+  }
+
+  async ping(id: string): Promise<string> {
+    const response = await this.t.http().post(`/v2/webhooks/${id}/ping`).set('X-API-Key', this.key).expect(202);
+    return (response.body as { id: string }).id;
+  }
+
+  async deliveries(id: string): Promise<DeliveryAnswer[]> {
+    const response = await this.t
+      .http()
+      .get(`/v2/webhooks/${id}/deliveries?per_page=100`)
+      .set('X-API-Key', this.key)
+      .expect(200);
+    return response.body as DeliveryAnswer[];
+  }
+}
+
+/** Creates a webhook whose deliveries the receiver verifies at `path`. */
+async function hook(
+  client: WebhookClient,
+  receiver: WebhookReceiver,
+  path: string,
+  body: Record<string, unknown>,
+): Promise<WebhookAnswer> {
+  const created = await client.create({ url: receiver.url(path), ...body });
+  receiver.secret(path, created.secret!);
+  return created;
+}
+
+describe.each(DATABASES)('webhooks on %s', (kind: DatabaseKind) => {
+  let anvil: Anvil;
+  let db: { url: string; drop: () => Promise<void> };
+  let t: TestApp;
+  let api: FollowClient;
+  let alice: WebhookClient;
+  let bob: WebhookClient;
+  let receiver: WebhookReceiver;
+  const logs: string[] = [];
+  const secrets: string[] = [];
+  const keys = { alice: newKey(), bob: newKey() };
+
+  beforeAll(async () => {
+    [anvil, db, receiver] = await Promise.all([startAnvil(), freshDatabase(kind), WebhookReceiver.start()]);
+    t = await startTestApp({
+      databaseUrl: db.url,
+      keys,
+      env: { RPC_URL_ETHEREUM: anvil.url, ...SERVICE_ENV },
+      logDestination: { write: (line: string) => void logs.push(line) },
+    });
+    api = new FollowClient(t);
+    alice = new WebhookClient(t, keys.alice);
+    bob = new WebhookClient(t, keys.bob);
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await receiver?.close();
+    await db?.drop();
+    await anvil?.stop();
+  });
+
+  /** Tags as bob (FollowClient speaks as alice). */
+  async function tagAsBob(tag: string, addresses: readonly string[]): Promise<void> {
+    await t
+      .http()
+      .post(`/v2/tags/${tag}`)
+      .set('X-API-Key', keys.bob)
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify(addresses))
+      .expect(200);
+  }
+
+  async function pay(from: number, to: Address, ether: bigint): Promise<`0x${string}`> {
+    const hash = await anvil.walletClient(from).sendTransaction({ to, value: ether * ETHER });
+    await anvil.publicClient.waitForTransactionReceipt({ hash });
+    return hash;
+  }
+
+  describe('the routes', () => {
+    it('creates a webhook with a Standard Webhooks secret shown once, and validates strictly', async () => {
+      await api.tag('route_tags', [randomAddress()]);
+      const created = await alice.create({
+        url: 'http://127.0.0.1:9/hook',
+        tags: ['route_tags', '0', 'route_tags'],
+        chains: ['base', 'ethereum'],
+        description: 'first',
+      });
+      secrets.push(created.secret!);
+      expect(created).toMatchObject({
+        url: 'http://127.0.0.1:9/hook',
+        tags: ['0', 'route_tags'],
+        chains: ['ethereum', 'base'],
+        events: ['transaction.confirmed', 'transaction.removed'],
+        description: 'first',
+        status: 'active',
+      });
+      expect(created.id).toMatch(/^wh_[A-Za-z0-9_-]{16}$/);
+      expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+      expect(Buffer.from(created.secret!.slice('whsec_'.length), 'base64').length).toBeGreaterThanOrEqual(24);
+      const shown = await alice.get(created.id);
+      expect(shown).toEqual({ ...created, secret: undefined });
+      expect(Object.keys(shown)).not.toContain('secret');
+
+      const list = await t.http().get('/v2/webhooks').set('X-API-Key', keys.alice).expect(200);
+      expect(JSON.stringify(list.body)).not.toContain(created.secret!);
+
+      const bad = async (body: unknown, status: number, code: string) => {
+        const response = await t
+          .http()
+          .post('/v2/webhooks')
+          .set('X-API-Key', keys.alice)
+          .set('Content-Type', 'application/json')
+          .send(JSON.stringify(body));
+        expect({ status: response.status, code: (response.body as { code: string }).code }).toEqual({ status, code });
+      };
+      await bad([], 400, 'INVALID_BODY');
+      await bad({ tags: ['route_tags'] }, 400, 'INVALID_BODY');
+      await bad({ url: 'http://127.0.0.1:9/', tags: ['route_tags'], extra: 1 }, 400, 'INVALID_BODY');
+      await bad({ url: 'http://127.0.0.1:9/', tags: [] }, 400, 'INVALID_BODY');
+      await bad(
+        { url: 'http://127.0.0.1:9/', tags: Array.from({ length: 51 }, (_, i) => `tag_${i}x`) },
+        400,
+        'INVALID_BODY',
+      );
+      await bad({ url: 'http://127.0.0.1:9/', tags: ['route_tags'], chains: ['mars'] }, 400, 'INVALID_BODY');
+      await bad({ url: 'http://127.0.0.1:9/', tags: ['route_tags'], chains: [] }, 400, 'INVALID_BODY');
+      await bad({ url: 'http://127.0.0.1:9/', tags: ['route_tags'], events: ['webhook.ping'] }, 400, 'INVALID_BODY');
+      await bad({ url: 'http://127.0.0.1:9/', tags: ['route_tags'], description: 5 }, 400, 'INVALID_BODY');
+      await bad({ url: 'ftp://127.0.0.1/', tags: ['route_tags'] }, 400, 'INVALID_WEBHOOK_URL');
+      await bad({ url: 'not a url', tags: ['route_tags'] }, 400, 'INVALID_WEBHOOK_URL');
+      await bad({ url: 'http://127.0.0.1:9/', tags: ['Bad Tag'] }, 400, 'INVALID_TAG');
+      await bad({ url: 'http://127.0.0.1:9/', tags: ['never_made'] }, 404, 'TAG_NOT_FOUND');
+      // Bob's account has no tag route_tags: tags are the account's own.
+      const bobs = await t
+        .http()
+        .post('/v2/webhooks')
+        .set('X-API-Key', keys.bob)
+        .set('Content-Type', 'application/json')
+        .send(JSON.stringify({ url: 'http://127.0.0.1:9/', tags: ['route_tags'] }));
+      expect(bobs.status).toBe(404);
+      const unsupported = await t
+        .http()
+        .post('/v2/webhooks')
+        .set('X-API-Key', keys.alice)
+        .set('Content-Type', 'text/plain')
+        .send('{}');
+      expect(unsupported.status).toBe(415);
+      await t.http().post('/v2/webhooks').set('Content-Type', 'application/json').send('{}').expect(401);
+    });
+
+    it("answers another account's webhook as one that does not exist, on every route", async () => {
+      const created = await alice.create({ url: 'http://127.0.0.1:9/other', tags: ['0'] });
+      secrets.push(created.secret!);
+      const expectMissing = (response: { status: number; body: unknown }) => {
+        expect(response.status).toBe(404);
+        expect((response.body as { code: string }).code).toBe('WEBHOOK_NOT_FOUND');
+      };
+      const json = (request: ReturnType<ReturnType<TestApp['http']>['patch']>) =>
+        request.set('X-API-Key', keys.bob).set('Content-Type', 'application/json').send('{"description":"mine"}');
+      expectMissing(await t.http().get(`/v2/webhooks/${created.id}`).set('X-API-Key', keys.bob));
+      expectMissing(await json(t.http().patch(`/v2/webhooks/${created.id}`)));
+      expectMissing(await t.http().delete(`/v2/webhooks/${created.id}`).set('X-API-Key', keys.bob));
+      expectMissing(await t.http().post(`/v2/webhooks/${created.id}/rotate-secret`).set('X-API-Key', keys.bob));
+      expectMissing(await t.http().post(`/v2/webhooks/${created.id}/ping`).set('X-API-Key', keys.bob));
+      expectMissing(await t.http().get(`/v2/webhooks/${created.id}/deliveries`).set('X-API-Key', keys.bob));
+      expectMissing(await t.http().get('/v2/webhooks/wh_nothing').set('X-API-Key', keys.alice));
+      const bobList = await t.http().get('/v2/webhooks').set('X-API-Key', keys.bob).expect(200);
+      expect(bobList.body).toEqual([]);
+      // Still alice's, unchanged.
+      expect((await alice.get(created.id)).description).toBeNull();
+    });
+
+    it('changes, pages and deletes webhooks; 20 per account at most', async () => {
+      const existing = (
+        (await t.http().get('/v2/webhooks?per_page=100').set('X-API-Key', keys.alice).expect(200))
+          .body as WebhookAnswer[]
+      ).length;
+      const made: WebhookAnswer[] = [];
+      for (let i = existing; i < 20; i++)
+        made.push(await alice.create({ url: `http://127.0.0.1:9/n${i}`, tags: ['0'] }));
+      const over = await alice.create({ url: 'http://127.0.0.1:9/over', tags: ['0'] }, 422);
+      expect(over.code).toBe('WEBHOOK_LIMIT_EXCEEDED');
+
+      const page = await t.http().get('/v2/webhooks?per_page=5&page=2').set('X-API-Key', keys.alice).expect(200);
+      expect((page.body as unknown[]).length).toBe(5);
+      expect(page.headers.link).toContain('rel="last"');
+      await t.http().get('/v2/webhooks?limit=5').set('X-API-Key', keys.alice).expect(400);
+
+      const target = made[0]!;
+      const changed = await alice.patch(target.id, {
+        url: 'https://127.0.0.1:9/changed',
+        events: ['transaction.removed'],
+        chains: null,
+        description: 'changed',
+        status: 'paused',
+      });
+      expect(changed).toMatchObject({
+        url: 'https://127.0.0.1:9/changed',
+        events: ['transaction.removed'],
+        chains: null,
+        description: 'changed',
+        status: 'paused',
+      });
+      expect((await alice.patch(target.id, { status: 'disabled' }, 400)).code).toBe('INVALID_BODY');
+      expect((await alice.patch(target.id, { url: 'gopher://x' }, 400)).code).toBe('INVALID_WEBHOOK_URL');
+      expect((await alice.patch(target.id, { secret: 'whsec_x' }, 400)).code).toBe('INVALID_BODY');
+
+      for (const webhook of made) {
+        await t.http().delete(`/v2/webhooks/${webhook.id}`).set('X-API-Key', keys.alice).expect(204);
+      }
+      await t.http().get(`/v2/webhooks/${target.id}`).set('X-API-Key', keys.alice).expect(404);
+    });
+  });
+
+  describe('delivery', () => {
+    it('announces a transfer to the webhooks of the tags its addresses carry, per account, with the transaction as /v2/transactions shows it', async () => {
+      const hot = anvil.accounts[1]!.address;
+      const outsider = randomAddress();
+      const bobs = randomAddress();
+      const untagged = randomAddress();
+      await api.tag('hot_wallets', [hot]);
+      await api.tag('cold_wallets', [bobs]);
+      await api.tag('0', [untagged]);
+      await tagAsBob('bob_watch', [bobs]);
+      await api.synced(anvil);
+
+      const hotHook = await hook(alice, receiver, '/scope/hot', { tags: ['hot_wallets'], chains: ['ethereum'] });
+      const baseOnly = await hook(alice, receiver, '/scope/base', {
+        tags: ['hot_wallets', 'cold_wallets'],
+        chains: ['base'],
+      });
+      const coldHook = await hook(alice, receiver, '/scope/cold', { tags: ['cold_wallets', 'hot_wallets'] });
+      const untaggedHook = await hook(alice, receiver, '/scope/untagged', { tags: ['0'] });
+      const bobHook = await hook(bob, receiver, '/scope/bob', { tags: ['bob_watch'] });
+      const removedOnly = await hook(alice, receiver, '/scope/removed-only', {
+        tags: ['hot_wallets'],
+        events: ['transaction.removed'],
+      });
+
+      const toOutsider = await pay(1, outsider, 1n);
+      const toBobs = await pay(1, bobs, 2n);
+      const toUntagged = await pay(2, untagged, 3n);
+      await api.synced(anvil);
+
+      const arrived = (path: string, count: number) =>
+        eventually(`${count} deliveries at ${path}`, () =>
+          Promise.resolve(receiver.at(path).length >= count ? receiver.at(path) : undefined),
+        );
+      const hot2 = await arrived('/scope/hot', 2);
+      const cold2 = await arrived('/scope/cold', 2);
+      const bob1 = await arrived('/scope/bob', 1);
+      const untagged1 = await arrived('/scope/untagged', 1);
+
+      const shown = async (hash: string, address: string) =>
+        (await api.transactions(address)).find((row: TransactionRow) => row.tx_hash === hash)!;
+      for (const request of [...hot2, ...cold2, ...bob1, ...untagged1]) {
+        expect(request.verified).toBeDefined();
+        expect(request.verified!.type).toBe('transaction.confirmed');
+        expect(new Date(request.verified!.timestamp).toISOString()).toBe(request.verified!.timestamp);
+      }
+      const byHash = (requests: typeof hot2) =>
+        new Map(
+          requests.map((request) => [request.verified!.data.transaction!.tx_hash as string, request.verified!.data]),
+        );
+      const hotData = byHash(hot2);
+      expect([...hotData.keys()].sort()).toEqual([toOutsider, toBobs].sort());
+      expect(hotData.get(toOutsider)).toEqual({
+        transaction: await shown(toOutsider, outsider),
+        tags: ['hot_wallets'],
+      });
+      expect(hotData.get(toBobs)).toEqual({ transaction: await shown(toBobs, bobs), tags: ['hot_wallets'] });
+      const coldData = byHash(cold2);
+      // The webhook's tags that the sender or recipient carries, sorted.
+      expect(coldData.get(toBobs)).toEqual({
+        transaction: await shown(toBobs, bobs),
+        tags: ['cold_wallets', 'hot_wallets'],
+      });
+      expect(coldData.get(toOutsider)!.tags).toEqual(['hot_wallets']);
+      expect(byHash(bob1).get(toBobs)).toEqual({ transaction: await shown(toBobs, bobs), tags: ['bob_watch'] });
+      expect(bob1).toHaveLength(1);
+      expect(byHash(untagged1).get(toUntagged)).toEqual({
+        transaction: await shown(toUntagged, untagged),
+        tags: ['0'],
+      });
+
+      // Not on the webhook's chains, not among its events: nothing recorded, nothing sent.
+      expect(await alice.deliveries(baseOnly.id)).toEqual([]);
+      expect(await alice.deliveries(removedOnly.id)).toEqual([]);
+      expect(receiver.at('/scope/base')).toEqual([]);
+
+      // The delivery log, newest first.
+      const log = await eventually('the log to show both delivered', async () => {
+        const rows = await alice.deliveries(hotHook.id);
+        return rows.length === 2 && rows.every((row) => row.status === 'delivered') ? rows : undefined;
+      });
+      expect(log[0]).toMatchObject({
+        event_type: 'transaction.confirmed',
+        attempts: 1,
+        response_status: 200,
+        error: null,
+        next_attempt_at: null,
+      });
+      expect(log.map((row) => row.id).sort()).toEqual(hot2.map((request) => request.id).sort());
+      expect(log[0]!.created_at >= log[1]!.created_at).toBe(true);
+      void bobHook;
+      void untaggedHook;
+      void coldHook;
+    });
+
+    it('does not announce history found by a backfill', async () => {
+      const late = randomAddress();
+      const earlier = await pay(3, late, 1n);
+      await api.synced(anvil);
+      await api.tag('late_comer', [randomAddress()]);
+      const lateHook = await hook(alice, receiver, '/backfill', { tags: ['late_comer'] });
+      await api.tag('late_comer', [late]);
+      await eventually('the backfill to find the earlier payment', async () =>
+        (await api.transactions(late)).some((row) => row.tx_hash === earlier) ? true : undefined,
+      );
+      await api.synced(anvil);
+      const later = await pay(3, late, 2n);
+      await eventually('the live payment to arrive', () =>
+        Promise.resolve(receiver.at('/backfill').length > 0 ? true : undefined),
+      );
+      await api.synced(anvil);
+      const hashes = receiver.at('/backfill').map((request) => request.verified?.data.transaction?.tx_hash);
+      expect(hashes).toEqual([later]);
+      expect(await alice.deliveries(lateHook.id)).toHaveLength(1);
+    });
+
+    it('retries on the schedule with one webhook-id, then records the delivery', async () => {
+      const payee = randomAddress();
+      await api.tag('retry_me', [payee]);
+      const retried = await hook(alice, receiver, '/retry', { tags: ['retry_me'] });
+      receiver.behave('/retry', (_request, index) => (index < 2 ? 500 : 204));
+      await pay(4, payee, 1n);
+      const requests = await eventually('three attempts', () =>
+        Promise.resolve(receiver.at('/retry').length >= 3 ? receiver.at('/retry') : undefined),
+      );
+      expect(new Set(requests.map((request) => request.id)).size).toBe(1);
+      expect(requests.every((request) => request.verified !== undefined)).toBe(true);
+      expect(new Set(requests.map((request) => request.raw)).size).toBe(1);
+      // The schedule is 1 s between attempts here.
+      expect(requests[1]!.at - requests[0]!.at).toBeGreaterThanOrEqual(900);
+      const [row] = await eventually('the delivery to be recorded', async () => {
+        const rows = await alice.deliveries(retried.id);
+        return rows[0]?.status === 'delivered' ? rows : undefined;
+      });
+      expect(row).toMatchObject({ id: requests[0]!.id, attempts: 3, response_status: 204, status: 'delivered' });
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(receiver.at('/retry')).toHaveLength(3);
+    });
+
+    it('pings on request, and signs with the new secret only after rotate-secret', async () => {
+      const pinged = await hook(alice, receiver, '/ping', { tags: ['0'] });
+      const id = await alice.ping(pinged.id);
+      const [first] = await eventually('the ping', () =>
+        Promise.resolve(receiver.at('/ping').length >= 1 ? receiver.at('/ping') : undefined),
+      );
+      expect(first!.id).toBe(id);
+      expect(first!.verified).toMatchObject({ type: 'webhook.ping', data: { webhook_id: pinged.id } });
+
+      const rotated = (
+        await t.http().post(`/v2/webhooks/${pinged.id}/rotate-secret`).set('X-API-Key', keys.alice).expect(200)
+      ).body as WebhookAnswer;
+      expect(rotated.secret).toMatch(/^whsec_/);
+      expect(rotated.secret).not.toBe(pinged.secret);
+      expect(rotated.id).toBe(pinged.id);
+      await alice.ping(pinged.id);
+      const second = await eventually('the second ping', () => Promise.resolve(receiver.at('/ping')[1]));
+      // The receiver still holds the old secret: the signature no longer verifies with it.
+      expect(second.verified).toBeUndefined();
+      receiver.secret('/ping', rotated.secret!);
+      await alice.ping(pinged.id);
+      const third = await eventually('the third ping', () => Promise.resolve(receiver.at('/ping')[2]));
+      expect(third.verified?.type).toBe('webhook.ping');
+      secrets.push(pinged.secret!, rotated.secret!);
+    });
+
+    it('delivers nothing while paused and after delete', async () => {
+      const payee = randomAddress();
+      await api.tag('paused_tag', [payee]);
+      const paused = await hook(alice, receiver, '/paused', { tags: ['paused_tag'] });
+      await alice.patch(paused.id, { status: 'paused' });
+      await pay(5, payee, 1n);
+      await api.synced(anvil);
+      expect(await alice.deliveries(paused.id)).toEqual([]);
+      await alice.patch(paused.id, { status: 'active' });
+      const resumed = await pay(5, payee, 2n);
+      const [request] = await eventually('a delivery once active again', () =>
+        Promise.resolve(receiver.at('/paused').length > 0 ? receiver.at('/paused') : undefined),
+      );
+      expect(request!.verified?.data.transaction?.tx_hash).toBe(resumed);
+
+      // A delivery being retried stops when its webhook is deleted.
+      const deleted = await hook(alice, receiver, '/deleted', { tags: ['paused_tag'] });
+      receiver.behave('/deleted', () => 503);
+      await pay(5, payee, 3n);
+      await eventually('a first attempt', () => Promise.resolve(receiver.at('/deleted').length > 0 ? true : undefined));
+      await t.http().delete(`/v2/webhooks/${deleted.id}`).set('X-API-Key', keys.alice).expect(204);
+      const attempts = receiver.at('/deleted').length;
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      expect(receiver.at('/deleted')).toHaveLength(attempts);
+    });
+
+    it('fails a delivery after the last retry, disables the webhook, and restarts it on PATCH status active', async () => {
+      const payee = randomAddress();
+      await api.tag('always_down', [payee]);
+      const down = await hook(alice, receiver, '/down', { tags: ['always_down'] });
+      receiver.behave('/down', () => 500);
+      await pay(6, payee, 1n);
+      const disabled = await eventually('the webhook to be disabled', async () => {
+        const webhook = await alice.get(down.id);
+        return webhook.status === 'disabled' ? webhook : undefined;
+      });
+      expect(disabled.status).toBe('disabled');
+      const [failed] = await alice.deliveries(down.id);
+      // One attempt and a retry per entry of WEBHOOK_RETRY_SECONDS.
+      expect(failed).toMatchObject({ status: 'failed', attempts: 4, response_status: 500, next_attempt_at: null });
+      expect(receiver.at('/down')).toHaveLength(4);
+
+      receiver.behave('/down', () => 200);
+      await alice.patch(down.id, { status: 'active' });
+      const after = await pay(6, payee, 2n);
+      const delivered = await eventually('a delivery after the restart', () =>
+        Promise.resolve(receiver.at('/down').find((request) => request.verified?.data.transaction?.tx_hash === after)),
+      );
+      expect(delivered.answered).toBe(200);
+    });
+
+    it('keeps delivering to others while one receiver never answers and another answers 10 MB', async () => {
+      const payee = randomAddress();
+      await api.tag('slow_and_fast', [payee]);
+      await hook(alice, receiver, '/hang', { tags: ['slow_and_fast'] });
+      await hook(alice, receiver, '/huge', { tags: ['slow_and_fast'] });
+      const fast = await hook(alice, receiver, '/fast', { tags: ['slow_and_fast'] });
+      receiver.behave('/hang', () => 'hang');
+      receiver.behave('/huge', () => 'huge');
+      const started = Date.now();
+      await pay(7, payee, 1n);
+      await eventually('the fast receiver', () => Promise.resolve(receiver.at('/fast').length > 0 ? true : undefined));
+      expect(Date.now() - started).toBeLessThan(5000);
+      const [huge] = await eventually('the 10 MB answer to count as delivered', async () => {
+        const webhooks = (await t.http().get('/v2/webhooks?per_page=100').set('X-API-Key', keys.alice).expect(200))
+          .body as WebhookAnswer[];
+        const id = webhooks.find((webhook) => webhook.url.endsWith('/huge'))!.id;
+        const rows = await alice.deliveries(id);
+        return rows[0]?.status === 'delivered' ? rows : undefined;
+      });
+      expect(huge!.response_status).toBe(200);
+      expect((await alice.deliveries(fast.id))[0]!.status).toBe('delivered');
+    });
+
+    it('announces transaction.removed when a reorganisation undoes an announced transfer', async () => {
+      const payer = anvil.accounts[8]!.address;
+      const payee = randomAddress();
+      await api.tag('reorg_watch', [payee]);
+      await api.synced(anvil);
+      await hook(alice, receiver, '/reorg', { tags: ['reorg_watch'] });
+      const orphan = await pay(8, payee, 3n);
+      await eventually('the confirmed event', () =>
+        Promise.resolve(receiver.at('/reorg').length >= 1 ? true : undefined),
+      );
+      await anvil.reorg(1, [{ transaction: { from: payer, to: payee, value: 5n * ETHER }, block: 0 }]);
+      const head = await anvil.publicClient.getBlock({ includeTransactions: true });
+      const replacement = head.transactions[0]!;
+      const requests = await eventually('removed and the replacement confirmed', () =>
+        Promise.resolve(receiver.at('/reorg').length >= 3 ? receiver.at('/reorg') : undefined),
+      );
+      const events = requests.map((request) => ({
+        type: request.verified!.type,
+        hash: request.verified!.data.transaction!.tx_hash,
+      }));
+      expect(events).toEqual(
+        expect.arrayContaining([
+          { type: 'transaction.confirmed', hash: orphan },
+          { type: 'transaction.removed', hash: orphan },
+          { type: 'transaction.confirmed', hash: replacement.hash },
+        ]),
+      );
+      expect(events).toHaveLength(3);
+      const removed = requests.find((request) => request.verified!.type === 'transaction.removed')!;
+      const confirmed = requests.find((request) => request.verified!.data.transaction!.tx_hash === orphan)!;
+      // The removed transfer as it was announced.
+      expect(removed.verified!.data).toEqual(confirmed.verified!.data);
+      expect(removed.id).not.toBe(confirmed.id);
+      void lower;
+    });
+
+    it('delivers every event after a SIGKILL while the receiver was down', async () => {
+      const crashDb = await freshDatabase(kind);
+      const down = await WebhookReceiver.start();
+      const port = down.port;
+      await down.close();
+      const env = {
+        ...SERVICE_ENV,
+        DATABASE_URL: crashDb.url,
+        API_KEYS: `alice:${keys.alice}`,
+        RPC_URL_ETHEREUM: anvil.url,
+        // The killed process's leases (its chain's and the dispatcher's) lapse after this.
+        FOLLOW_LEASE_SECONDS: '3',
+      };
+      let server = await startServerProcess(env);
+      try {
+        const call = async (method: string, path: string, body?: unknown): Promise<unknown> => {
+          const response = await fetch(`${server.url}${path}`, {
+            method,
+            headers: { 'x-api-key': keys.alice, 'content-type': 'application/json' },
+            body: body === undefined ? undefined : JSON.stringify(body),
+          });
+          if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+          return response.json();
+        };
+        const payee = randomAddress();
+        await call('POST', '/v2/tags/crash_watch', [payee]);
+        const made = (await call('POST', '/v2/webhooks', {
+          url: `http://127.0.0.1:${port}/crash`,
+          tags: ['crash_watch'],
+        })) as WebhookAnswer;
+        const hashes = [await pay(9, payee, 1n), await pay(9, payee, 2n), await pay(9, payee, 3n)];
+        await eventually('three attempted deliveries', async () => {
+          const rows = (await call('GET', `/v2/webhooks/${made.id}/deliveries`)) as DeliveryAnswer[];
+          return rows.length === 3 && rows.every((row) => row.attempts > 0 && row.status === 'pending')
+            ? rows
+            : undefined;
+        });
+        await server.kill();
+
+        const up = await WebhookReceiver.start(port);
+        up.secret('/crash', made.secret!);
+        try {
+          server = await startServerProcess(env);
+          const received = await eventually('every event after the restart', () =>
+            Promise.resolve(up.at('/crash').length >= 3 ? up.at('/crash') : undefined),
+          );
+          expect(received.every((request) => request.verified !== undefined)).toBe(true);
+          expect(received.map((request) => request.verified!.data.transaction!.tx_hash).sort()).toEqual(
+            [...hashes].sort(),
+          );
+          expect(new Set(received.map((request) => request.id)).size).toBe(3);
+        } finally {
+          await up.close();
+        }
+      } finally {
+        await server.kill();
+        await crashDb.drop();
+      }
+    }, 120_000);
+
+    it('counts deliveries on /metrics, and shows no secret in metrics, logs or other answers', async () => {
+      const metrics = (await t.http().get('/metrics').expect(200)).text;
+      expect(metrics).toMatch(/^chaintags_webhook_deliveries_total\{outcome="delivered"\} [1-9]\d*$/m);
+      expect(metrics).toMatch(/^chaintags_webhook_deliveries_total\{outcome="failed"\} [1-9]\d*$/m);
+      expect(metrics).toMatch(/^chaintags_webhook_attempts_total\{outcome="http_error"\} [1-9]\d*$/m);
+      expect(metrics).toMatch(/^chaintags_webhook_pending_deliveries \d+$/m);
+      expect(metrics).toMatch(/^chaintags_webhook_oldest_pending_seconds [\d.e+-]+$/m);
+      const everything = [
+        metrics,
+        logs.join('\n'),
+        JSON.stringify((await t.http().get('/v2/webhooks?per_page=100').set('X-API-Key', keys.alice)).body),
+      ].join('\n');
+      expect(secrets.length).toBeGreaterThan(0);
+      for (const secret of secrets) {
+        expect(everything).not.toContain(secret);
+        expect(everything).not.toContain(secret.slice('whsec_'.length));
+      }
+    });
+  });
+});
+
+describe.each(DATABASES)('webhook URL safety on %s', (kind: DatabaseKind) => {
+  let db: { url: string; drop: () => Promise<void> };
+  let receiver: WebhookReceiver;
+  const keys = { alice: newKey(), bob: newKey() };
+
+  beforeAll(async () => {
+    [db, receiver] = await Promise.all([freshDatabase(kind), WebhookReceiver.start()]);
+  });
+
+  afterAll(async () => {
+    await receiver?.close();
+    await db?.drop();
+  });
+
+  it('refuses internal addresses at creation and again at delivery unless WEBHOOK_ALLOW_PRIVATE_URLS=on', async () => {
+    // Made while private URLs were allowed...
+    const open = await startTestApp({
+      databaseUrl: db.url,
+      keys,
+      env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'on', FOLLOW: 'off' },
+    });
+    const made = await new WebhookClient(open, keys.alice).create({ url: receiver.url('/inside'), tags: ['0'] });
+    await open.close();
+
+    const t = await startTestApp({ databaseUrl: db.url, keys, env: { FOLLOW: 'off', WEBHOOK_RETRY_SECONDS: '1' } });
+    try {
+      const client = new WebhookClient(t, keys.alice);
+      for (const url of [
+        receiver.url('/refused'),
+        'http://localhost:9/',
+        'http://[::1]:9/',
+        'http://10.0.0.8/',
+        'http://169.254.169.254/latest/meta-data',
+        'http://[::ffff:127.0.0.1]/',
+        'http://0x7f000001/',
+      ]) {
+        const refused = await client.create({ url, tags: ['0'] }, 400);
+        expect({ url, code: refused.code }).toEqual({ url, code: 'INVALID_WEBHOOK_URL' });
+      }
+      expect((await client.patch(made.id, { url: 'http://127.0.0.2/' }, 400)).code).toBe('INVALID_WEBHOOK_URL');
+
+      // ...it is refused at delivery now: nothing reaches the receiver, the log says why.
+      await client.ping(made.id);
+      const [row] = await eventually('the refused attempt', async () => {
+        const rows = await client.deliveries(made.id);
+        return rows[0] !== undefined && rows[0].attempts > 0 ? rows : undefined;
+      });
+      expect(row!.error).toMatch(/internal address/);
+      expect(row!.response_status).toBeNull();
+      expect(receiver.received).toEqual([]);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('two dispatchers on one PostgreSQL', () => {
+  let db: { url: string; drop: () => Promise<void> };
+  let receiver: WebhookReceiver;
+  const keys = { alice: newKey(), bob: newKey() };
+
+  beforeAll(async () => {
+    [db, receiver] = await Promise.all([freshDatabase('postgres'), WebhookReceiver.start()]);
+  });
+
+  afterAll(async () => {
+    await receiver?.close();
+    await db?.drop();
+  });
+
+  it('deliver each event once when answered, and hand over when one stops', async () => {
+    const env = { WEBHOOK_ALLOW_PRIVATE_URLS: 'on', FOLLOW: 'off' };
+    const first = await startTestApp({ databaseUrl: db.url, keys, env });
+    const second = await startTestApp({ databaseUrl: db.url, keys, env });
+    try {
+      const one = new WebhookClient(first, keys.alice);
+      const two = new WebhookClient(second, keys.alice);
+      const made = await hook(one, receiver, '/twice', { tags: ['0'] });
+      const ids: string[] = [];
+      for (let i = 0; i < 20; i++) ids.push(await (i % 2 === 0 ? one : two).ping(made.id));
+      await eventually('every ping', () => Promise.resolve(receiver.at('/twice').length >= 20 ? true : undefined));
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(
+        receiver
+          .at('/twice')
+          .map((request) => request.id)
+          .sort(),
+      ).toEqual([...ids].sort());
+
+      // Whichever holds the lease stops; the other takes over.
+      await first.close();
+      const later = await two.ping(made.id);
+      const arrived = await eventually(
+        'a ping after the hand-over',
+        () => Promise.resolve(receiver.at('/twice').find((request) => request.id === later)),
+        40_000,
+      );
+      expect(arrived.verified?.type).toBe('webhook.ping');
+      expect(receiver.at('/twice')).toHaveLength(21);
+    } finally {
+      await second.close();
+      await first.close().catch(() => undefined);
+    }
+  });
+});
