@@ -119,7 +119,7 @@ export class DeliveryClient {
 
 /** Kept-alive connections, separate for the two settings so a socket opened unguarded is never reused guarded. */
 function keptAlive<A extends http.Agent>(Agent: new (options: http.AgentOptions) => A, _private: boolean): A {
-  return new Agent({ keepAlive: true, maxSockets: 64 });
+  return new Agent({ keepAlive: true, maxSockets: 256 });
 }
 
 /** A connection failure in words that name no address of ours (the receiver's host is the account's own). */

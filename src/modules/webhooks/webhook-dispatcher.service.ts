@@ -12,19 +12,26 @@ import { Counter, Gauge } from 'prom-client';
 import { Webhook } from 'standardwebhooks';
 import { APP_CONFIG, AppConfig, WebhooksConfig } from '../../config/config';
 import { Metrics } from '../../http/metrics/metrics.service';
-import { LeasedWorker, pause, type TurnResult } from '../../workers/leased-worker';
+import { LeasedWorker, type TurnResult } from '../../workers/leased-worker';
 import { AttemptOutcome, DELIVERY_TIMEOUT_MS, DeliveryClient } from './delivery-client';
-import { DueEvent, WebhooksRepository } from './webhooks.repository';
+import { DueEvent, RecordedAttempt, WebhooksRepository } from './webhooks.repository';
 
 /** Whether the dispatcher starts with the Nest application or context (WebhooksModule.forRoot). */
 export const DISPATCH_ON_START = Symbol('DISPATCH_ON_START');
 
 /** Deliveries in flight at once to one webhook: a slow receiver holds these, never the others'. */
-export const PER_WEBHOOK_CONCURRENCY = 16;
+export const PER_WEBHOOK_CONCURRENCY = 64;
 /** Deliveries in flight at once in this process. */
 export const TOTAL_CONCURRENCY = 256;
 /** How often the holder looks for due deliveries when it has none in flight. */
 const POLL_MS = 200;
+/** The longest turn: the lease is renewed between turns. */
+const TURN_MS = 1_000;
+/** How long a busy dispatcher lets finished deliveries gather before it claims again. */
+const GATHER_MS = 10;
+/** Finished deliveries stay in the log this long (README, "Webhooks"). */
+export const DELIVERY_LOG_DAYS = 30;
+const PRUNE_EVERY_MS = 3_600_000;
 /** A claimed delivery is not due again for this long, so a process taking over the lease meanwhile does not send it too. */
 const CLAIM_MS = DELIVERY_TIMEOUT_MS + 20_000;
 
@@ -52,6 +59,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly perWebhook = new Map<string, number>();
   private settled: (() => void) | undefined;
+  private readonly toRecord: { outcome: RecordedAttempt; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  private recording: Promise<void> | undefined;
+  private nextPrune = 0;
   private readonly attempts: Counter<'outcome'> | undefined;
   private readonly deliveries: Counter<'outcome'> | undefined;
 
@@ -138,28 +148,56 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     this.client.close();
   }
 
+  /**
+   * Claims what is due and sends it, again each time deliveries finish, for up to TURN_MS; then
+   * the worker renews the lease and calls again. Answers at once when nothing is due or in flight.
+   */
   private async turn(signal: AbortSignal): Promise<TurnResult> {
-    const room = TOTAL_CONCURRENCY - this.inFlight.size;
-    if (room > 0) {
-      const now = Date.now();
-      const due = await this.repository.claimDue(
-        new Date(now),
-        PER_WEBHOOK_CONCURRENCY,
-        room,
-        new Date(now + CLAIM_MS),
-        this.perWebhook,
-      );
-      for (const event of due) this.launch(event);
+    const ends = Date.now() + TURN_MS;
+    if (ends > this.nextPrune) {
+      this.nextPrune = ends + PRUNE_EVERY_MS;
+      await this.repository.prune(new Date(Date.now() - DELIVERY_LOG_DAYS * 86_400_000).toISOString());
     }
-    if (this.inFlight.size === 0) return {};
-    // Wait for a delivery to finish (a slot frees, maybe more is due) or for the next look.
-    await Promise.race([new Promise<void>((resolve) => (this.settled = resolve)), pause(POLL_MS, signal)]);
+    while (!signal.aborted && Date.now() < ends) {
+      const room = TOTAL_CONCURRENCY - this.inFlight.size;
+      if (room > 0) {
+        const now = Date.now();
+        const due = await this.repository.claimDue(
+          new Date(now),
+          PER_WEBHOOK_CONCURRENCY,
+          room,
+          new Date(now + CLAIM_MS),
+          this.perWebhook,
+        );
+        for (const event of due) this.launch(event);
+      }
+      if (this.inFlight.size === 0) return {};
+      // Until a delivery is recorded (a slot frees, maybe more is due) or the next look; then a
+      // moment more, so that one claim serves the deliveries that finish together.
+      await this.settlement(signal);
+      await new Promise((resolve) => setTimeout(resolve, GATHER_MS));
+    }
     return { more: true };
+  }
+
+  private settlement(signal: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        this.settled = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, POLL_MS);
+      signal.addEventListener('abort', done);
+      this.settled = done;
+    });
   }
 
   private launch(event: DueEvent): void {
     this.perWebhook.set(event.webhook_id, (this.perWebhook.get(event.webhook_id) ?? 0) + 1);
-    const running = this.deliver(event)
+    const running = this.attempt(event)
+      .then((outcome) => this.record(outcome))
       .catch((error: unknown) => {
         // Recording the outcome failed (the database is away): the claim lapses and it is sent again.
         this.logger.warn(
@@ -176,7 +214,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     this.inFlight.set(event.id, running);
   }
 
-  private async deliver(event: DueEvent): Promise<void> {
+  /** One attempt: signed now, with the webhook's current secret. */
+  private async attempt(event: DueEvent): Promise<RecordedAttempt> {
     const sentAt = new Date();
     let outcome: AttemptOutcome;
     try {
@@ -195,40 +234,57 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       outcome = { status: undefined, error: 'the delivery could not be signed', refused: true };
     }
     const attempts = Number(event.attempts) + 1;
-    const at = new Date().toISOString();
-    const status = outcome.status ?? null;
-    if (status !== null && status >= 200 && status < 300) {
+    const base = {
+      seq: event.seq,
+      webhookId: event.webhook_id,
+      createdAt: new Date(event.created_at).toISOString(),
+      status: outcome.status ?? null,
+      error: outcome.error ?? null,
+    };
+    if (outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300) {
       this.attempts?.inc({ outcome: 'success' });
       this.deliveries?.inc({ outcome: 'delivered' });
-      await this.repository.delivered(event.seq, event.webhook_id, at, status, attempts);
-      return;
+      return { ...base, kind: 'delivered' };
     }
     this.attempts?.inc({ outcome: attemptOutcome(outcome) });
-    const error = status !== null ? `answered HTTP ${status}` : (outcome.error ?? 'no answer');
+    const why = outcome.status !== undefined ? `answered HTTP ${outcome.status}` : (outcome.error ?? 'no answer');
     const pauseSeconds = this.settings.retrySeconds[attempts - 1];
     if (pauseSeconds !== undefined) {
-      const next = new Date(Date.now() + pauseSeconds * 1000).toISOString();
       this.logger.debug(
-        `webhook ${event.webhook_id}: delivery ${event.id} ${error}; attempt ${attempts + 1} in ${pauseSeconds} s`,
+        `webhook ${event.webhook_id}: delivery ${event.id} ${why}; attempt ${attempts + 1} in ${pauseSeconds} s`,
       );
-      await this.repository.retry(event.seq, at, next, attempts, status, outcome.error ?? null);
-      return;
+      return { ...base, kind: 'retry', retryInSeconds: pauseSeconds };
     }
     this.deliveries?.inc({ outcome: 'failed' });
-    const disabled = await this.repository.failed(
-      event.seq,
-      event.webhook_id,
-      new Date(event.created_at).toISOString(),
-      at,
-      attempts,
-      status,
-      outcome.error ?? null,
-    );
-    this.logger.warn(`webhook ${event.webhook_id}: delivery ${event.id} failed after ${attempts} attempts (${error})`);
-    if (disabled) {
-      this.logger.warn(
-        `webhook ${event.webhook_id} disabled: no delivery to it succeeded since this event was recorded; PATCH status active restarts it`,
-      );
+    this.logger.warn(`webhook ${event.webhook_id}: delivery ${event.id} failed after ${attempts} attempts (${why})`);
+    return { ...base, kind: 'failed' };
+  }
+
+  /**
+   * Records an outcome with the others that finish meanwhile, in one transaction per batch: at a
+   * thousand deliveries a second, a transaction each would be most of the work.
+   */
+  private record(outcome: RecordedAttempt): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.toRecord.push({ outcome, resolve, reject });
+      this.recording ??= this.flush().finally(() => (this.recording = undefined));
+    });
+  }
+
+  private async flush(): Promise<void> {
+    while (this.toRecord.length > 0) {
+      const batch = this.toRecord.splice(0, 500);
+      try {
+        const disabled = await this.repository.record(batch.map((entry) => entry.outcome));
+        for (const webhookId of disabled) {
+          this.logger.warn(
+            `webhook ${webhookId} disabled: no delivery to it succeeded since its failed event was recorded; PATCH status active restarts it`,
+          );
+        }
+        for (const entry of batch) entry.resolve();
+      } catch (error) {
+        for (const entry of batch) entry.reject(error);
+      }
     }
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Db, Sql } from '../../database/db.service';
 import { forUpdate } from '../../database/dialect';
-import { chunks, join, list, rows, sql } from '../../database/sql';
+import { chunks, empty, join, list, rows, sql } from '../../database/sql';
 
 export interface WebhookRow {
   id: string;
@@ -89,6 +89,19 @@ export interface DueEvent {
   created_at: Date | string;
   url: string;
   secret: string;
+}
+
+/** One attempt's outcome, to record (with the time it is recorded). */
+export interface RecordedAttempt {
+  kind: 'delivered' | 'retry' | 'failed';
+  seq: number | string;
+  webhookId: string;
+  /** When the event was recorded (the disable rule compares it with the last success). */
+  createdAt: string;
+  status: number | null;
+  error: string | null;
+  /** The pause before the next attempt, for `retry`. */
+  retryInSeconds?: number;
 }
 
 const WEBHOOK_COLUMNS = sql`id, account_id, url, chains, events, description, status, created_at, updated_at`;
@@ -294,96 +307,104 @@ export class WebhooksRepository {
   }
 
   /**
-   * Up to `perWebhook` due events of each webhook that may be delivered to (active; a ping goes
-   * to any), oldest due first, at most `limit` in all; each is claimed by moving its next attempt
-   * to `claimedUntil`, so that a process that takes over the lease meanwhile does not send it too.
+   * Due events of the webhooks that may be delivered to (active; a ping goes to any), oldest due
+   * first: at most `room` in all and `perWebhook` less those in flight (`busy`) per webhook. Each
+   * is claimed by moving its next attempt to `claimedUntil`, so that a process that takes over the
+   * lease meanwhile does not send it too. The statement walks the pending index in due order and
+   * stops at its limit; webhooks already at their share are left out of it, so one webhook's
+   * backlog delays another's by one turn at most.
    */
   async claimDue(
     now: Date,
     perWebhook: number,
-    limit: number,
+    room: number,
     claimedUntil: Date,
     busy: ReadonlyMap<string, number>,
   ): Promise<DueEvent[]> {
+    const full = [...busy].filter(([, count]) => count >= perWebhook).map(([id]) => id);
+    const due = sql`SELECT e.seq, e.id, e.webhook_id, e.event_type, e.body, e.attempts, e.created_at, w.url, w.secret
+          FROM webhook_events e JOIN webhooks w ON w.id = e.webhook_id
+          WHERE e.status = 'pending' AND e.next_attempt_at <= ${now.toISOString()}
+            AND (w.status = 'active' OR e.event_type = 'webhook.ping')
+            ${full.length > 0 ? sql`AND e.webhook_id NOT IN (${list(full)})` : empty}
+          ORDER BY e.next_attempt_at LIMIT ${room}`;
+    // Most turns find nothing: they look without taking the write lock.
+    if ((await this.db.query(due)).length === 0) return [];
     return this.db.transaction(async (tx) => {
-      const candidates = await tx.query<DueEvent & { place: number | string }>(
-        sql`SELECT seq, id, webhook_id, event_type, body, attempts, created_at, url, secret, place FROM (
-              SELECT e.seq, e.id, e.webhook_id, e.event_type, e.body, e.attempts, e.created_at, w.url, w.secret,
-                     ROW_NUMBER() OVER (PARTITION BY e.webhook_id ORDER BY e.next_attempt_at, e.seq) AS place
-              FROM webhook_events e JOIN webhooks w ON w.id = e.webhook_id
-              WHERE e.status = 'pending' AND e.next_attempt_at <= ${now.toISOString()}
-                AND (w.status = 'active' OR e.event_type = 'webhook.ping')
-            ) AS due WHERE place <= ${perWebhook} ORDER BY seq LIMIT ${limit}`,
-      );
-      // Deliveries in flight count against their webhook's share.
-      const due = candidates.filter((row) => Number(row.place) <= perWebhook - (busy.get(row.webhook_id) ?? 0));
-      for (const batch of chunks(due)) {
+      const taken = new Map(busy);
+      const claimed = (await tx.query<DueEvent>(due)).filter((row) => {
+        const count = taken.get(row.webhook_id) ?? 0;
+        if (count >= perWebhook) return false;
+        taken.set(row.webhook_id, count + 1);
+        return true;
+      });
+      for (const batch of chunks(claimed)) {
         await tx.execute(
           sql`UPDATE webhook_events SET next_attempt_at = ${claimedUntil.toISOString()}
               WHERE seq IN (${list(batch.map((row) => row.seq))}) AND status = 'pending'`,
         );
       }
-      return due;
+      return claimed;
     });
-  }
-
-  /** A delivery answered with a 2xx. */
-  async delivered(
-    seq: number | string,
-    webhookId: string,
-    at: string,
-    status: number,
-    attempts: number,
-  ): Promise<void> {
-    await this.db.transaction(async (tx) => {
-      await tx.execute(
-        sql`UPDATE webhook_events SET status = 'delivered', attempts = ${attempts}, last_attempt_at = ${at},
-              next_attempt_at = NULL, response_status = ${status}, error = NULL WHERE seq = ${seq}`,
-      );
-      await tx.execute(sql`UPDATE webhooks SET last_success_at = ${at} WHERE id = ${webhookId}`);
-    });
-  }
-
-  /** A failed attempt with a retry due at `next`. */
-  async retry(
-    seq: number | string,
-    at: string,
-    next: string,
-    attempts: number,
-    status: number | null,
-    error: string | null,
-  ): Promise<void> {
-    await this.db.execute(
-      sql`UPDATE webhook_events SET attempts = ${attempts}, last_attempt_at = ${at}, next_attempt_at = ${next},
-            response_status = ${status}, error = ${error} WHERE seq = ${seq} AND status = 'pending'`,
-    );
   }
 
   /**
-   * A delivery whose retries are used up: `failed`; its webhook is disabled when no delivery to
-   * it has succeeded since this event was created (README, "Webhooks": the disable rule). Answers
-   * whether it was disabled now.
+   * Records attempts' outcomes in one transaction (the dispatcher gathers those that finish
+   * together). A delivery whose retries are used up is `failed`, and its webhook is disabled when
+   * no delivery to it has succeeded since that event was created (README, "Webhooks": the disable
+   * rule). Answers the webhooks disabled now.
    */
-  async failed(
-    seq: number | string,
-    webhookId: string,
-    createdAt: string,
-    at: string,
-    attempts: number,
-    status: number | null,
-    error: string | null,
-  ): Promise<boolean> {
+  async record(outcomes: readonly RecordedAttempt[]): Promise<string[]> {
+    // Outcomes alike (kind, status, error, pause) are one statement: most batches are all 2xx.
+    const groups = new Map<string, RecordedAttempt[]>();
+    for (const outcome of outcomes) {
+      const key = JSON.stringify([outcome.kind, outcome.status, outcome.error, outcome.retryInSeconds ?? null]);
+      groups.set(key, [...(groups.get(key) ?? []), outcome]);
+    }
     return this.db.transaction(async (tx) => {
-      await tx.execute(
-        sql`UPDATE webhook_events SET status = 'failed', attempts = ${attempts}, last_attempt_at = ${at},
-              next_attempt_at = NULL, response_status = ${status}, error = ${error} WHERE seq = ${seq}`,
-      );
-      const disabled = await tx.execute(
-        sql`UPDATE webhooks SET status = 'disabled', updated_at = ${at}
-            WHERE id = ${webhookId} AND status = 'active' AND (last_success_at IS NULL OR last_success_at < ${createdAt})`,
-      );
-      return disabled > 0;
+      const now = Date.now();
+      const at = new Date(now).toISOString();
+      for (const group of groups.values()) {
+        const { kind, status, error, retryInSeconds } = group[0]!;
+        for (const batch of chunks(group)) {
+          const seqs = list(batch.map((outcome) => outcome.seq));
+          if (kind === 'retry') {
+            const next = new Date(now + (retryInSeconds ?? 0) * 1000).toISOString();
+            await tx.execute(
+              sql`UPDATE webhook_events SET attempts = attempts + 1, last_attempt_at = ${at}, next_attempt_at = ${next},
+                    response_status = ${status}, error = ${error} WHERE seq IN (${seqs}) AND status = 'pending'`,
+            );
+          } else {
+            await tx.execute(
+              sql`UPDATE webhook_events SET status = ${kind}, attempts = attempts + 1, last_attempt_at = ${at},
+                    next_attempt_at = NULL, response_status = ${status}, error = ${error} WHERE seq IN (${seqs})`,
+            );
+          }
+        }
+      }
+      const succeeded = [...new Set(outcomes.filter((o) => o.kind === 'delivered').map((o) => o.webhookId))];
+      if (succeeded.length > 0) {
+        await tx.execute(sql`UPDATE webhooks SET last_success_at = ${at} WHERE id IN (${list(succeeded)})`);
+      }
+      const disabled: string[] = [];
+      for (const outcome of outcomes) {
+        if (outcome.kind !== 'failed') continue;
+        const changed = await tx.execute(
+          sql`UPDATE webhooks SET status = 'disabled', updated_at = ${at}
+              WHERE id = ${outcome.webhookId} AND status = 'active'
+                AND (last_success_at IS NULL OR last_success_at < ${outcome.createdAt})`,
+        );
+        if (changed > 0) disabled.push(outcome.webhookId);
+      }
+      return disabled;
     });
+  }
+
+  /** Forgets finished deliveries recorded before `before` (the delivery log keeps the rest). */
+  async prune(before: string): Promise<number> {
+    return this.db.execute(
+      sql`DELETE FROM webhook_events WHERE status IN ('delivered', 'failed') AND created_at < ${before}`,
+    );
   }
 
   /** Pending deliveries and the creation time of the oldest, for the metrics. */
