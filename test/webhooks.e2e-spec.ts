@@ -530,6 +530,65 @@ describe.each(DATABASES)('webhooks on %s', (kind: DatabaseKind) => {
       });
       expect(huge!.response_status).toBe(200);
       expect((await alice.deliveries(fast.id))[0]!.status).toBe('delivered');
+      // The receiver that never answers: the attempt ends after 10 s and is retried.
+      const webhooks = (await t.http().get('/v2/webhooks?per_page=100').set('X-API-Key', keys.alice).expect(200))
+        .body as WebhookAnswer[];
+      const hangId = webhooks.find((webhook) => webhook.url.endsWith('/hang'))!.id;
+      const [timedOut] = await eventually(
+        'the attempt to time out',
+        async () => {
+          const rows = await alice.deliveries(hangId);
+          return rows[0]?.error !== null && rows[0] !== undefined ? rows : undefined;
+        },
+        20_000,
+      );
+      expect(timedOut).toMatchObject({
+        status: 'pending',
+        attempts: 1,
+        response_status: null,
+        error: 'no answer within 10 s',
+      });
+      expect(Date.parse(timedOut!.last_attempt_at!) - started).toBeGreaterThanOrEqual(9_500);
+      await alice.patch(hangId, { status: 'paused' });
+    }, 40_000);
+
+    it('does not follow redirects: a 3xx is a failed attempt', async () => {
+      const payee = randomAddress();
+      await api.tag('redirected', [payee]);
+      const moved = await hook(alice, receiver, '/moved', { tags: ['redirected'] });
+      receiver.behave('/moved', (_request, index) => (index === 0 ? 302 : 200));
+      await pay(7, payee, 1n);
+      const [row] = await eventually('the retry after the redirect', async () => {
+        const rows = await alice.deliveries(moved.id);
+        return rows[0]?.status === 'delivered' ? rows : undefined;
+      });
+      expect(row).toMatchObject({ attempts: 2, response_status: 200 });
+      expect(receiver.at('/moved')).toHaveLength(2);
+      expect(receiver.at('/moved/redirected')).toEqual([]);
+    });
+
+    it('decides by the tags as they stand when a transfer is recorded', async () => {
+      const payee = randomAddress();
+      await api.tag('untag_me', [payee, randomAddress()]);
+      const made = await hook(alice, receiver, '/untagged-later', { tags: ['untag_me'] });
+      const before = await pay(7, payee, 1n);
+      await eventually('the first delivery', () =>
+        Promise.resolve(receiver.at('/untagged-later').length > 0 ? true : undefined),
+      );
+      await t
+        .http()
+        .delete('/v2/tags/untag_me/addresses')
+        .set('X-API-Key', keys.alice)
+        .set('Content-Type', 'application/json')
+        .send(JSON.stringify([payee]))
+        .expect(200);
+      await pay(7, payee, 2n);
+      await api.synced(anvil);
+      const rows = await alice.deliveries(made.id);
+      expect(rows).toHaveLength(1);
+      expect(receiver.at('/untagged-later').map((request) => request.verified?.data.transaction?.tx_hash)).toEqual([
+        before,
+      ]);
     });
 
     it('announces transaction.removed when a reorganisation undoes an announced transfer', async () => {

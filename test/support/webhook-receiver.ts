@@ -126,7 +126,10 @@ export class WebhookReceiver {
       response.end();
       return;
     }
-    response.writeHead(entry.answered, { 'content-type': 'text/plain' });
+    const answer: Record<string, string> = { 'content-type': 'text/plain' };
+    // A redirect points at another path of this receiver, which a client following it would reach.
+    if (entry.answered >= 300 && entry.answered < 400) answer.location = `${path}/redirected`;
+    response.writeHead(entry.answered, answer);
     response.end('ok');
   }
 }
