@@ -1,5 +1,7 @@
 import { Address } from 'viem';
+import { IngestService } from '../src/modules/ingest/ingest.service';
 import { Anvil, startAnvil } from './support/anvil';
+import { ndjson, transaction, transactionLine } from './support/factories';
 import { eventually, FollowClient, randomAddress, TransactionRow } from './support/follow-client';
 import { DATABASES, DatabaseKind, freshDatabase, newKey, startTestApp, TestApp } from './support/test-app';
 import { startServerProcess } from './support/server-process';
@@ -407,6 +409,23 @@ describe.each(DATABASES)('webhooks on %s', (kind: DatabaseKind) => {
       const hashes = receiver.at('/backfill').map((request) => request.verified?.data.transaction?.tx_hash);
       expect(hashes).toEqual([later]);
       expect(await alice.deliveries(lateHook.id)).toHaveLength(1);
+    });
+
+    it('does not announce imported data', async () => {
+      const imported = transaction({ chain: 'ethereum' });
+      await api.tag('imported_tag', [imported.to.input]);
+      const made = await hook(alice, receiver, '/imported', { tags: ['imported_tag'] });
+      const report = await t.app.get(IngestService).import([ndjson([transactionLine(imported)])]);
+      expect(report.committed).toBe(true);
+      expect((await api.transactions(imported.to.canonical)).map((row) => row.id)).toEqual([imported.id]);
+      // A live transfer after it is announced: the dispatcher has had its chance at the import too.
+      const later = await pay(3, imported.to.canonical as Address, 1n);
+      const requests = await eventually('the live transfer', () =>
+        Promise.resolve(receiver.at('/imported').length > 0 ? receiver.at('/imported') : undefined),
+      );
+      await api.synced(anvil);
+      expect(requests.map((request) => request.verified?.data.transaction?.tx_hash)).toEqual([later]);
+      expect(await alice.deliveries(made.id)).toHaveLength(1);
     });
 
     it('retries on the schedule with one webhook-id, then records the delivery', async () => {

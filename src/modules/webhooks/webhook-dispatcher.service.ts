@@ -29,6 +29,8 @@ const POLL_MS = 200;
 const TURN_MS = 1_000;
 /** How long a busy dispatcher lets finished deliveries gather before it claims again. */
 const GATHER_MS = 10;
+/** How long a stopping dispatcher waits for the answers of deliveries in flight. */
+const SHUTDOWN_GRACE_MS = 2_000;
 /** Finished deliveries stay in the log this long (README, "Webhooks"). */
 export const DELIVERY_LOG_DAYS = 30;
 const PRUNE_EVERY_MS = 3_600_000;
@@ -141,11 +143,15 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     this.worker.start();
   }
 
-  /** Stops claiming, lets the deliveries in flight finish (10 s at most) and records them, gives up the lease. */
+  /** Stops claiming and gives up the lease; records the deliveries in flight (2 s at most, then cut off). */
   async beforeApplicationShutdown(): Promise<void> {
     await this.worker.stop();
-    await Promise.allSettled(this.inFlight.values());
+    // Answers that come within the grace are recorded; the rest are cut off and retried on the
+    // schedule (at least once: the receiver may have got them).
+    const grace = new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS).unref());
+    await Promise.race([Promise.allSettled(this.inFlight.values()), grace]);
     this.client.close();
+    await Promise.allSettled(this.inFlight.values());
   }
 
   /**
