@@ -10,6 +10,9 @@ const shared = {
   transformIgnorePatterns: [`/node_modules/(?!(${esmPackages.join('|')})/)`],
   testEnvironment: 'node',
   moduleFileExtensions: ['ts', 'js', 'json'],
+  // `nest build` writes dist/, with a copy of package.json that jest would otherwise take for a
+  // second module named chaintags ("Haste module naming collision").
+  modulePathIgnorePatterns: ['<rootDir>/dist/'],
 };
 
 module.exports = {
