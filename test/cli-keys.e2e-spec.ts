@@ -1,5 +1,5 @@
 import { runCli } from './support/cli';
-import { DATABASES, freshDatabase, startTestApp, TestApp } from './support/test-app';
+import { DATABASES, emptyDatabase, startTestApp, TestApp } from './support/test-app';
 
 describe.each(DATABASES)('keys CLI on %s', (kind) => {
   let t: TestApp;
@@ -7,7 +7,7 @@ describe.each(DATABASES)('keys CLI on %s', (kind) => {
   let drop: () => Promise<void>;
 
   beforeAll(async () => {
-    const db = await freshDatabase(kind);
+    const db = await emptyDatabase(kind);
     url = db.url;
     drop = db.drop;
     // The CLI runs first, on a database nothing has migrated yet.

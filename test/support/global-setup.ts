@@ -1,13 +1,17 @@
+import { createPostgresTemplate, createSqliteTemplate, SQLITE_TEMPLATE_ENV } from './database-templates';
 import { startCluster } from './pg-cluster';
 import { ensureSystemPackages, SYSTEM_PACKAGES } from './system-packages';
 
 /**
  * Once per run, before the e2e suites: installs the Debian packages the suites start programs from
- * when they are missing, then starts the PostgreSQL the suites share (each suite creates its own
- * database in it).
+ * when they are missing, starts the PostgreSQL the suites share (each suite creates its own
+ * databases in it) and migrates the database templates. What it starts and writes, it records in
+ * the environment the suites inherit.
  */
 export default async function globalSetup(): Promise<void> {
   ensureSystemPackages(SYSTEM_PACKAGES);
   const cluster = await startCluster();
   process.env.CHAINTAGS_TEST_PG = JSON.stringify(cluster);
+  const [sqliteTemplate] = await Promise.all([createSqliteTemplate(), createPostgresTemplate(cluster)]);
+  process.env[SQLITE_TEMPLATE_ENV] = sqliteTemplate;
 }
