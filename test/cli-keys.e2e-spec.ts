@@ -1,4 +1,4 @@
-import { runCli } from './support/cli';
+import { runCli, runNpmCli } from './support/cli';
 import { DATABASES, emptyDatabase, startTestApp, TestApp } from './support/test-app';
 
 describe.each(DATABASES)('keys CLI on %s', (kind) => {
@@ -10,8 +10,8 @@ describe.each(DATABASES)('keys CLI on %s', (kind) => {
     const db = await emptyDatabase(kind);
     url = db.url;
     drop = db.drop;
-    // The CLI runs first, on a database nothing has migrated yet.
-    const created = await runCli(url, ['keys', 'create', 'dave']);
+    // The CLI runs first, on a database nothing has migrated yet, started as a user starts it.
+    const created = await runNpmCli(url, ['keys', 'create', 'dave']);
     expect(created).toMatchObject({ code: 0 });
     firstKey = created.stdout;
     t = await startTestApp({ databaseUrl: url });
