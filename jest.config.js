@@ -1,6 +1,7 @@
-// One jest run covers both levels: `unit` (pure and service tests beside the code) and `e2e`
-// (HTTP tests in test/, each suite run on SQLite and on the throwaway PostgreSQL that
-// test/support/global-setup.ts starts).
+// `npm test` covers two levels: `unit` (pure and service tests beside the code) and `e2e` (HTTP
+// tests in test/, each suite run on SQLite and on the throwaway PostgreSQL that
+// test/support/global-setup.ts starts). `npm run test:slow` runs the third project, `slow`: the
+// checks of the production build.
 const swc = ['@swc/jest', { swcrc: true }];
 // The address libraries ship as ES modules only; jest loads everything as CommonJS, so they are
 // transformed like our own code.
@@ -28,5 +29,7 @@ module.exports = {
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
+    // Build and packaging checks: `npm run test:slow`, which .ci/run runs after `npm test`.
+    { ...shared, displayName: 'slow', testMatch: ['<rootDir>/test/slow/**/*.slow-spec.ts'] },
   ],
 };
