@@ -20,6 +20,9 @@ module.exports = {
   // A global option in Jest 30: set inside a project it is ignored. Several e2e suites spawn the CLI
   // as a separate process, which on a busy 2-core machine alone can take seconds.
   testTimeout: 60_000,
+  // Two suites at a time: most of a suite's time is spent waiting on databases, nodes and the
+  // processes it starts. Every suite has databases, ports and processes of its own.
+  maxWorkers: 2,
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/scripts/**/*.spec.ts'] },
     {
