@@ -1,7 +1,7 @@
 // `npm test` covers two levels: `unit` (pure and service tests beside the code) and `e2e` (HTTP
 // tests in test/, each suite run on SQLite and on the throwaway PostgreSQL that
-// test/support/global-setup.ts starts). `npm run test:slow` runs the third project, `slow`: the
-// checks of the production build.
+// test/support/global-setup.ts starts). `npm run test:slow` (CHAINTAGS_TESTS=slow) runs the checks
+// of the production build instead, which .ci/run runs after `npm test`.
 const swc = ['@swc/jest', { swcrc: true }];
 // The address libraries ship as ES modules only; jest loads everything as CommonJS, so they are
 // transformed like our own code.
@@ -23,16 +23,21 @@ module.exports = {
   // Two suites at a time: most of a suite's time is spent waiting on databases, nodes and the
   // processes it starts. Every suite has databases, ports and processes of its own.
   maxWorkers: 2,
-  projects: [
-    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/scripts/**/*.spec.ts'] },
-    {
-      ...shared,
-      displayName: 'e2e',
-      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
-      globalSetup: '<rootDir>/test/support/global-setup.ts',
-      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-    },
-    // Build and packaging checks: `npm run test:slow`, which .ci/run runs after `npm test`.
-    { ...shared, displayName: 'slow', testMatch: ['<rootDir>/test/slow/**/*.slow-spec.ts'] },
-  ],
+  projects:
+    process.env.CHAINTAGS_TESTS === 'slow'
+      ? [{ ...shared, displayName: 'slow', testMatch: ['<rootDir>/test/slow/**/*.slow-spec.ts'] }]
+      : [
+          {
+            ...shared,
+            displayName: 'unit',
+            testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/scripts/**/*.spec.ts'],
+          },
+          {
+            ...shared,
+            displayName: 'e2e',
+            testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+            globalSetup: '<rootDir>/test/support/global-setup.ts',
+            globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+          },
+        ],
 };
