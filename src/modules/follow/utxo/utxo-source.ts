@@ -100,7 +100,16 @@ export class UtxoSource implements ChainSource {
   private async reload(): Promise<void> {
     this.unspent = new Map();
     this.balance = new Map();
-    for (const output of await this.repository.unspent(this.chain)) this.keep(output);
+    const recorded = new Set<string>();
+    for (const output of await this.repository.unspent(this.chain)) {
+      this.keep(output);
+      recorded.add(output.address);
+    }
+    // A script keeps the form its outputs were recorded under, so that a balance is never split between twins.
+    for (const address of recorded) {
+      const script = outputScriptOf(this.chain, address);
+      if (script !== undefined && this.scripts.has(script)) this.scripts.set(script, address);
+    }
     this.stale = false;
   }
 
@@ -114,13 +123,16 @@ export class UtxoSource implements ChainSource {
     const changes: OutputChanges = { created: new Map(), spent: new Map() };
     const transfers = await this.transfersOf(blocks, this.scripts, changes, (key) => this.unspent.get(key));
     const touched = touchedBy(changes);
+    const delta = new Map<string, bigint>();
+    for (const output of changes.created.values()) {
+      if (output.spentBlock === undefined) delta.set(output.address, (delta.get(output.address) ?? 0n) + output.value);
+    }
+    for (const output of changes.spent.values()) {
+      delta.set(output.address, (delta.get(output.address) ?? 0n) - output.value);
+    }
     const known = new Map<string, string>();
     for (const address of touched) {
-      let sum = this.balance.get(address) ?? 0n;
-      for (const output of changes.created.values()) {
-        if (output.address === address && output.spentBlock === undefined) sum += output.value;
-      }
-      for (const output of changes.spent.values()) if (output.address === address) sum -= output.value;
+      const sum = (this.balance.get(address) ?? 0n) + (delta.get(address) ?? 0n);
       known.set(holdingKey({ address, token_address: NATIVE }), sum.toString());
     }
     return {
@@ -155,12 +167,11 @@ export class UtxoSource implements ChainSource {
       if (script !== undefined && !this.scripts.has(script)) scripts.set(script, address);
     }
     const outputs = await this.unspentAt(scripts, at.number);
+    const sums = new Map<string, bigint>();
+    for (const output of outputs) sums.set(output.address, (sums.get(output.address) ?? 0n) + output.value);
     const known = new Map<string, string>();
     for (const address of fresh) {
-      const sum = outputs
-        .filter((output) => output.address === address)
-        .reduce((all, output) => all + output.value, 0n);
-      known.set(holdingKey({ address, token_address: NATIVE }), sum.toString());
+      known.set(holdingKey({ address, token_address: NATIVE }), (sums.get(address) ?? 0n).toString());
     }
     return {
       transfers: [],
@@ -443,6 +454,7 @@ export class UtxoSource implements ChainSource {
   private async spentAbove(scripts: ReadonlyMap<string, string>, at: bigint, to: bigint): Promise<TrackedOutput[]> {
     const blocks = await readBlocks(this.rpc, at + 1n, to, await this.readPath());
     const inputs = blocks.flatMap((block) => block.transactions.flatMap((tx) => tx.inputs));
+    const spentThere = new Set(inputs.map((input) => outpointKey(input.txid, input.vout)));
     const previous = [...new Set(inputs.map((input) => input.txid))];
     const answers = await this.rpc.batch<{
       blockhash?: string;
@@ -454,7 +466,7 @@ export class UtxoSource implements ChainSource {
       for (const output of answer?.vout ?? []) {
         const address = scripts.get(output.scriptPubKey?.hex?.toLowerCase() ?? '');
         if (address === undefined || answer?.blockhash === undefined) continue;
-        if (!inputs.some((input) => input.txid === txid && input.vout === output.n)) continue;
+        if (!spentThere.has(outpointKey(txid, output.n))) continue;
         candidates.push({ txid, vout: output.n, address, value: satoshis(output.value), blockhash: answer.blockhash });
       }
     });
