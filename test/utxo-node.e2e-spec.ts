@@ -4,7 +4,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bech32, createBase58check } from '@scure/base';
 
 import { addressOfScript, outputScriptOf } from '../src/core/addresses/output-script';
-import { ChainMoved } from '../src/modules/follow/rpc/reading';
+import { ChainMoved } from '../src/modules/follow/reading';
 import {
   BitcoinRpc,
   BitcoinRpcCall,

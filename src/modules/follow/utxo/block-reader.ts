@@ -1,4 +1,4 @@
-import { ChainMoved } from '../rpc/reading';
+import { ChainMoved } from '../reading';
 import { BitcoinRpc, BitcoinRpcError } from './bitcoin-rpc';
 import {
   blockFromVerbose,
