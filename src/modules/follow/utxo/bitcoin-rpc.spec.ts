@@ -170,6 +170,9 @@ describe('BitcoinRpc', () => {
   it('never repeats a URL it cannot use', () => {
     expect(() => new BitcoinRpc(['http://u:secret@[bad'])).toThrow('RPC URL #1 is not a valid URL');
     expect(() => new BitcoinRpc(['http://ok:1/', 'ftp://u:secret@host/'])).toThrow('RPC URL #2 is not an http(s) URL');
+    expect(() => new BitcoinRpc(['http://u:sec%zzret@host:1/'])).toThrow(
+      'RPC URL #1 has a malformed %-escape in its credentials',
+    );
     expect(() => new BitcoinRpc([])).toThrow('at least one RPC URL');
   });
 });

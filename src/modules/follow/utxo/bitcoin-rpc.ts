@@ -237,8 +237,14 @@ function endpointOf(text: string, label: string): Endpoint {
     throw new Error(`${label} is not a valid URL`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`${label} is not an http(s) URL`);
-  const user = decodeURIComponent(url.username);
-  const password = decodeURIComponent(url.password);
+  let user: string;
+  let password: string;
+  try {
+    user = decodeURIComponent(url.username);
+    password = decodeURIComponent(url.password);
+  } catch {
+    throw new Error(`${label} has a malformed %-escape in its credentials`);
+  }
   url.username = '';
   url.password = '';
   const authorization =
