@@ -327,7 +327,7 @@ export class UtxoSource implements ChainSource {
         }
         const received = new Map<string, bigint>();
         for (const output of tx.outputs) {
-          const address = scripts.get(output.script);
+          const address = trackedBy(scripts, this.chain, output.script);
           if (address === undefined) continue;
           changes.created.set(outpointKey(tx.txid, output.n), {
             txid: tx.txid,
@@ -376,7 +376,7 @@ export class UtxoSource implements ChainSource {
     const transfers: ObservedTransfer[] = [];
     const named = new Set<string>();
     for (const output of tx.outputs) {
-      const to = scripts.get(output.script) ?? addressOfScript(this.chain, output.script);
+      const to = trackedBy(scripts, this.chain, output.script) ?? addressOfScript(this.chain, output.script);
       if (to === undefined || output.value === 0n || senders.has(to)) continue;
       // Only transfers with a tracked end are recorded.
       if (senders.size === 0 && !received.has(to)) continue;
@@ -494,6 +494,21 @@ export function utxoAddressShape(chain: ChainId): AddressShape {
     maxLength: 90,
     valid: (address) => isAddressOnChain(address, chain),
   };
+}
+
+/** A pay-to-pubkey script: a 33- or 65-byte key, then OP_CHECKSIG. */
+const PAY_TO_PUBKEY = /^(?:21[0-9a-f]{66}|41[0-9a-f]{130})ac$/;
+
+/**
+ * The followed address an output pays to: by its script, or, for a pay-to-pubkey output (early
+ * coinbases), by the P2PKH script of its key, which is how the address is known.
+ */
+export function trackedBy(scripts: ReadonlyMap<string, string>, chain: ChainId, script: string): string | undefined {
+  const direct = scripts.get(script);
+  if (direct !== undefined || !PAY_TO_PUBKEY.test(script)) return direct;
+  const address = addressOfScript(chain, script);
+  const keyed = address === undefined ? undefined : outputScriptOf(chain, address);
+  return keyed === undefined ? undefined : scripts.get(keyed);
 }
 
 function touchedBy(changes: OutputChanges): Set<string> {
