@@ -46,7 +46,7 @@ interface OutputChanges {
  * among the tracked outputs (in memory, loaded when the process takes the chain), never by asking
  * the node. Balances are the sums of the unspent tracked outputs: exact, and nothing to read.
  *
- * A transaction becomes transfers (README, "The Bitcoin family"): one per output paid to an address
+ * A transaction becomes transfers (docs/live-data.md, "The Bitcoin family"): one per output paid to an address
  * that is not among the transaction's tracked senders; change back to a sender is none; a coinbase
  * output's sender is `0`. The sender named is the tracked address that spent the most in the
  * transaction, or, when no sender is tracked, the address of the first input that has one (the
