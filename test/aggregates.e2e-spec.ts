@@ -12,7 +12,8 @@ import { StatsRepository } from '../src/modules/stats/stats.repository';
 import { StatsService } from '../src/modules/stats/stats.service';
 import { TagsService } from '../src/modules/tags/tags.service';
 import { runCli } from './support/cli';
-import { deployment, evmAddress, ndjson, TestAddress } from './support/factories';
+import { deployment, evmAddress, TestAddress } from './support/factories';
+import { importLines } from './support/fixtures';
 import { DATABASES, startOnFreshDatabase, TestApp } from './support/test-app';
 
 /**
@@ -541,7 +542,7 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
       updated_at: TIMES[1],
     });
     for (const lines of [[line('3')], [line('3')], [line('0')]]) {
-      expect((await runCli(t.databaseUrl, ['import', '-'], ndjson(lines))).code).toBe(0);
+      await importLines(t, lines);
       await expectExact();
     }
   }, 120_000);
