@@ -46,6 +46,13 @@ module.exports = {
       to: { path: '^src/(database|modules|cli)/' },
     },
     {
+      name: 'workers-know-no-features',
+      comment: 'workers/ is the leased-worker core background jobs run on: it knows leases, not SQL or features.',
+      severity: 'error',
+      from: { path: '^src/workers/' },
+      to: { path: '^src/(database|http|modules|cli)/' },
+    },
+    {
       name: 'modules-meet-through-services',
       comment:
         'A module uses another one through its exported service (or module, dto and commands), never its repository or SQL.',

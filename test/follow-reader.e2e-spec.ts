@@ -1,6 +1,6 @@
 import { type Address, type Hex, toHex } from 'viem';
-import { ChainReader, type ReaderOptions } from '../src/modules/follow/rpc/chain-reader';
-import { ChainMoved, holdingKey, type HoldingKey, type ObservedTransfer } from '../src/modules/follow/rpc/reading';
+import { ChainReader, type ReaderOptions } from '../src/modules/follow/evm/chain-reader';
+import { ChainMoved, holdingKey, type HoldingKey, type ObservedTransfer } from '../src/modules/follow/reading';
 import { type Anvil, startAnvil } from './support/anvil';
 import { type RpcProxy, startRpcProxy } from './support/rpc-proxy';
 import { balanceOf, deployBytes32Token, deployTestToken, mint, transfer } from './support/test-token';

@@ -200,7 +200,7 @@ describe.each(DATABASES)('GET /v2/transactions on %s', (kind) => {
         seen.push(statement);
         return Promise.resolve([]);
       });
-      await t.app.get(TransactionsRepository).page({ ...filters, address: p.canonical }, 51);
+      await t.app.get(TransactionsRepository).page({ ...filters, address: [p.canonical] }, 51);
       capture.mockRestore();
       const plan = await db.query<{ detail: string }>(sql`EXPLAIN QUERY PLAN ${seen[0]!}`);
       const indexes = plan.map((step) => /USING (?:COVERING )?INDEX (\w+)/.exec(step.detail)?.[1]).filter(Boolean);

@@ -107,6 +107,7 @@ describe('parseConfig', () => {
         confirmations: 12,
         startBlock: 0n,
         nativeBackfillBlocks: 100_000n,
+        network: 'mainnet',
       });
     });
 
@@ -127,11 +128,31 @@ describe('parseConfig', () => {
         confirmations: 0,
         startBlock: 21_000_000n,
         nativeBackfillBlocks: 'all',
+        network: 'mainnet',
       });
     });
 
+    it('follows the Bitcoin family from a node with credentials in its URL, on mainnet or regtest', () => {
+      const follow = parseConfig({
+        RPC_URL_DOGECOIN: 'http://user:pass@127.0.0.1:22555',
+        NETWORK_DOGECOIN: 'regtest',
+      }).follow;
+      expect(follow.chains.find((chain) => chain.chain === 'dogecoin')).toMatchObject({
+        rpcUrls: ['http://user:pass@127.0.0.1:22555'],
+        confirmations: 6,
+        network: 'regtest',
+      });
+      expect(follow.chains.find((chain) => chain.chain === 'bitcoin')).toMatchObject({ network: 'mainnet' });
+      expect(() => parseConfig({ NETWORK_BITCOIN: 'testnet' })).toThrow(/NETWORK_BITCOIN must be mainnet or regtest/);
+      expect(() => parseConfig({ NETWORK_ETHEREUM: 'regtest' })).toThrow(
+        /NETWORK_ETHEREUM: ethereum is followed on mainnet only/,
+      );
+    });
+
     it('refuses RPC URLs for chains it cannot follow, bad URLs without echoing them, and bad numbers', () => {
-      expect(() => parseConfig({ RPC_URL_BITCOIN: 'http://127.0.0.1:8332' })).toThrow(/RPC_URL_BITCOIN/);
+      expect(() => parseConfig({ RPC_URL_SUI: 'http://127.0.0.1:9000' })).toThrow(
+        /RPC_URL_SUI: sui cannot be followed yet/,
+      );
       expect(() => parseConfig({ RPC_URL_ETHEREUM: 'wss://node.example/secret' })).toThrow(
         expect.objectContaining({
           message: expect.stringContaining('RPC_URL_ETHEREUM') as unknown,

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { CHAINS, EVM_CHAINS } from '../core/chains/chain-registry';
+import { CHAINS, isFollowable, isUtxoChain, type Chain } from '../core/chains/chain-registry';
 import type { ChainId } from '../core/chains/chain-ids';
 
 export type DatabaseConfig = { kind: 'postgres'; url: string } | { kind: 'sqlite'; path: string };
@@ -178,7 +178,7 @@ function parsePriceSource(env: NodeJS.ProcessEnv): PriceSourceConfig {
 
 // --- Operations (contract §12) -------------------------------------------------------------------
 
-/** Running in production (README): metrics, the shared rate-limit store, the log format. */
+/** Running in production (docs/operations.md): metrics, the shared rate-limit store, the log format. */
 export interface OperationsConfig {
   /** `METRICS=off` removes GET /metrics and the request counting behind it. */
   metrics: boolean;
@@ -220,7 +220,15 @@ export interface FollowedChainConfig {
   startBlock: bigint;
   /** `NATIVE_BACKFILL_BLOCKS_<CHAIN>`: how far back a newly tracked address's native transfers are searched. */
   nativeBackfillBlocks: bigint | 'all';
+  /**
+   * `NETWORK_<CHAIN>` (the Bitcoin family): `mainnet`, or `regtest` to follow a local
+   * regression-test node, whose scripts are recorded in their mainnet address forms. Always
+   * `mainnet` for the EVM chains, whose chain id says the network.
+   */
+  network: ChainNetwork;
 }
+
+export type ChainNetwork = 'mainnet' | 'regtest';
 
 export interface FollowConfig {
   /** `FOLLOW=off`: `npm start` serves the API only (the `follow` command still follows). */
@@ -233,20 +241,19 @@ export interface FollowConfig {
    * after the writer dies.
    */
   leaseMs: number;
-  /** Every chain, in the registry's order; only EVM chains can have RPC URLs. */
+  /** Every chain, in the registry's order; only chains with a source kind in the registry can have RPC URLs. */
   chains: FollowedChainConfig[];
 }
 
 function parseFollow(env: NodeJS.ProcessEnv): FollowConfig {
   const follow = (env.FOLLOW ?? 'on').toLowerCase();
   if (follow !== 'on' && follow !== 'off') throw new ConfigError(`FOLLOW must be on or off, got "${env.FOLLOW}"`);
-  const evm = new Set<ChainId>(EVM_CHAINS.map((chain) => chain.id));
   const chains = CHAINS.map((chain): FollowedChainConfig => {
     const suffix = chain.id.toUpperCase();
     const rpcUrls = parseRpcUrls(env, `RPC_URL_${suffix}`);
-    if (rpcUrls.length > 0 && !evm.has(chain.id)) {
+    if (rpcUrls.length > 0 && !isFollowable(chain)) {
       throw new ConfigError(
-        `RPC_URL_${suffix}: ${chain.id} cannot be followed yet (only the EVM chains can); remove it`,
+        `RPC_URL_${suffix}: ${chain.id} cannot be followed yet (its data arrives by import only); remove it`,
       );
     }
     return {
@@ -258,6 +265,7 @@ function parseFollow(env: NodeJS.ProcessEnv): FollowConfig {
         (env[`NATIVE_BACKFILL_BLOCKS_${suffix}`] ?? '').toLowerCase() === 'all'
           ? 'all'
           : parseBlock(env, `NATIVE_BACKFILL_BLOCKS_${suffix}`, 100_000n),
+      network: parseNetwork(env, chain),
     };
   });
   return {
@@ -266,6 +274,16 @@ function parseFollow(env: NodeJS.ProcessEnv): FollowConfig {
     leaseMs: parseInteger(env, 'FOLLOW_LEASE_SECONDS', 20, 2, 600) * 1000,
     chains,
   };
+}
+
+/** `NETWORK_<CHAIN>`: only the chains whose node can be on a local test network take it. */
+function parseNetwork(env: NodeJS.ProcessEnv, chain: Chain): ChainNetwork {
+  const name = `NETWORK_${chain.id.toUpperCase()}`;
+  const raw = (env[name] ?? '').trim().toLowerCase();
+  if (raw === '' || raw === 'mainnet') return 'mainnet';
+  if (!isUtxoChain(chain)) throw new ConfigError(`${name}: ${chain.id} is followed on mainnet only; remove it`);
+  if (raw === 'regtest') return 'regtest';
+  throw new ConfigError(`${name} must be mainnet or regtest, got "${env[name]}"`);
 }
 
 function parseRpcUrls(env: NodeJS.ProcessEnv, name: string): string[] {

@@ -264,9 +264,17 @@ export class RpcProxy {
   }
 
   private async forward(calls: JsonRpcRequest[]): Promise<JsonRpcAnswer[]> {
-    const response = await fetch(this.upstream, {
+    // A node that wants credentials (bitcoind's style: in the URL) gets them as Basic auth; fetch takes no URL with them.
+    const target = new URL(this.upstream);
+    const authorization =
+      target.username === ''
+        ? undefined
+        : `Basic ${Buffer.from(`${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`).toString('base64')}`;
+    target.username = '';
+    target.password = '';
+    const response = await fetch(target, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...(authorization === undefined ? {} : { authorization }) },
       body: JSON.stringify(calls.length === 1 ? calls[0] : calls),
     });
     const answer = (await response.json()) as JsonRpcAnswer | JsonRpcAnswer[];

@@ -1,4 +1,5 @@
 import { NATIVE_TOKEN, parseAddress, parseTokenAddress } from '.';
+import { cashAddressTwins } from './output-script';
 import { MOVE_CHAINS } from './token-address';
 import { ChainId } from '../chains/chain-ids';
 import { ApiError } from '../errors';
@@ -16,11 +17,16 @@ export interface ListQuery {
   token_address?: string;
 }
 
-/** Those filters canonicalised (INVALID_ADDRESS for an address that is none). */
-export function listFilters(query: ListQuery): { chain?: ChainId; address?: string; tokenAddress?: string } {
+/**
+ * Those filters canonicalised (INVALID_ADDRESS for an address that is none). `address` lists every
+ * canonical spelling of the address: one, or on bitcoincash a legacy address and its CashAddr twin,
+ * which are one address there (contract §3, §13), so that either form finds what is recorded under
+ * the other.
+ */
+export function listFilters(query: ListQuery): { chain?: ChainId; address?: string[]; tokenAddress?: string } {
   return {
     chain: query.chain,
-    address: query.address === undefined ? undefined : addressFilter(query.address),
+    address: query.address === undefined ? undefined : cashAddressTwins(addressFilter(query.address)),
     tokenAddress: query.token_address === undefined ? undefined : tokenAddressFilter(query.token_address, query.chain),
   };
 }

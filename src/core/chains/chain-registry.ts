@@ -58,6 +58,17 @@ export interface EvmChainFacts<Id extends string = string> extends ChainFacts<Id
   readonly coingeckoPlatform: string;
 }
 
+/**
+ * A chain of the Bitcoin family whose nodes speak Bitcoin Core's JSON-RPC (bitcoind, Bitcoin Cash
+ * Node, Dogecoin Core): chaintags follows it by output script (contract §13).
+ */
+export interface UtxoChainFacts<Id extends string = string> extends ChainFacts<Id> {
+  /** -1: the chain has no EIP-155 chain id. */
+  readonly chainId: -1;
+  readonly rpc: 'bitcoin-json-rpc';
+  readonly coingeckoPlatform?: undefined;
+}
+
 /** A chain without a node API chaintags can follow yet: its data arrives by import only. */
 export interface OtherChainFacts<Id extends string = string> extends ChainFacts<Id> {
   /** -1: the chain has no EIP-155 chain id. */
@@ -66,7 +77,10 @@ export interface OtherChainFacts<Id extends string = string> extends ChainFacts<
   readonly coingeckoPlatform?: undefined;
 }
 
-export type ChainFactsOf<Id extends string = string> = EvmChainFacts<Id> | OtherChainFacts<Id>;
+export type ChainFactsOf<Id extends string = string> = EvmChainFacts<Id> | UtxoChainFacts<Id> | OtherChainFacts<Id>;
+
+/** How a followed chain's node is spoken to: each kind is one chain source (src/modules/follow). */
+export type SourceKind = NonNullable<ChainFactsOf['rpc']>;
 
 // Coin logos from CoinGecko's image CDN, shared by native coins and by the chains that show them.
 const LOGO = {
@@ -127,10 +141,10 @@ const SUI: NativeToken = { coingeckoId: 'sui', name: 'Sui', symbol: 'SUI', decim
 const APT: NativeToken = { coingeckoId: 'aptos', name: 'Aptos', symbol: 'APT', decimals: 8, iconUrl: LOGO.aptos };
 
 /**
- * Confirmations of the chains chaintags cannot follow yet are the starting values for their
- * future followers: 6 blocks on the proof-of-work chains (the depth Bitcoin wallets customarily
- * wait for, kept for Bitcoin Cash and Dogecoin, longest-chain designs derived from Bitcoin's);
- * 0 on TON, Sui and Aptos, whose BFT consensus never reverts a committed block or checkpoint;
+ * Confirmations of the chains that are not EVM: 6 blocks on the proof-of-work chains (the depth
+ * Bitcoin wallets customarily wait for, kept for Bitcoin Cash and Dogecoin, longest-chain designs
+ * derived from Bitcoin's); for those chaintags cannot follow yet, the starting values of their
+ * future followers: 0 on TON, Sui and Aptos, whose BFT consensus never reverts a committed block or checkpoint;
  * 32 slots on Solana, where a block is finalized (rooted) once 31 confirmed blocks are built on it.
  *
  * Arbitrum One and OP Mainnet show their network token's logo (ARB, OP); Base, which has no token
@@ -159,6 +173,7 @@ const DEFINITIONS = [
       },
     ],
     defaultConfirmations: 6,
+    rpc: 'bitcoin-json-rpc',
   },
   {
     id: 'ethereum',
@@ -249,6 +264,7 @@ const DEFINITIONS = [
       },
     ],
     defaultConfirmations: 6,
+    rpc: 'bitcoin-json-rpc',
   },
   {
     id: 'bitcoincash',
@@ -272,6 +288,7 @@ const DEFINITIONS = [
       },
     ],
     defaultConfirmations: 6,
+    rpc: 'bitcoin-json-rpc',
   },
   {
     id: 'ton',
@@ -442,6 +459,17 @@ export function chainFacts(id: ChainId): Chain {
 
 export function isEvmChain(chain: Chain): chain is EvmChain {
   return chain.rpc === 'evm-json-rpc';
+}
+
+export type UtxoChain = UtxoChainFacts<ChainId>;
+
+export function isUtxoChain(chain: Chain): chain is UtxoChain {
+  return chain.rpc === 'bitcoin-json-rpc';
+}
+
+/** Whether chaintags can follow the chain from a node (it has a source kind), rather than by import only. */
+export function isFollowable(chain: Chain): boolean {
+  return chain.rpc !== undefined;
 }
 
 /** The chains chaintags can follow over standard Ethereum JSON-RPC, in display order. */

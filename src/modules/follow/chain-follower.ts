@@ -1,14 +1,12 @@
 import { Logger } from '@nestjs/common';
-import type { EvmChain } from '../../core/chains/chain-registry';
-import type { HoldingInput, RecordInput, TokenInput } from '../../core/records/record-input';
-import { NATIVE_TOKEN } from '../../core/addresses/token-address';
 import type { FollowedChainConfig } from '../../config/config';
+import type { HoldingInput, RecordInput, TokenInput } from '../../core/records/record-input';
 import type { Sql } from '../../database/db.service';
+import { LeasedWorker } from '../../workers/leased-worker';
 import type { IngestService } from '../ingest/ingest.service';
-import { Backfill, FollowerStatus, FollowRepository, LeaseLost, Position } from './follow.repository';
-import type { ChainReader } from './rpc/chain-reader';
-import { BlockHeader, ChainMoved, HoldingKey, holdingKey, ObservedTransfer, Reading } from './rpc/reading';
-import { tokenFromContract } from './token-discovery';
+import type { BackfillState, ChainSource, SourceReading } from './chain-source';
+import { FollowerStatus, FollowRepository, Position } from './follow.repository';
+import { BlockHeader, ChainMoved, HoldingKey, holdingKey, ObservedTransfer } from './reading';
 
 /** What a follower reports after each turn: to `GET /v2/sync` (through its row) and the metrics. */
 export interface FollowerReport {
@@ -25,10 +23,6 @@ export interface FollowerTuning {
   standbyMs: number;
   /** The most blocks read and committed in one transaction while catching up. */
   rangeBlocks: number;
-  /** Blocks of token-transfer history read per backfill step (the reader splits it further when the node asks). */
-  tokenBackfillBlocks: number;
-  /** Whole blocks read per native backfill step. */
-  nativeBackfillBlocks: number;
   /** Newly tracked addresses taken in per turn. */
   registerPerTurn: number;
   /** The longest pause after failures in a row. */
@@ -39,18 +33,15 @@ export const DEFAULT_TUNING: FollowerTuning = {
   leaseMs: 20_000,
   standbyMs: 5_000,
   rangeBlocks: 100,
-  tokenBackfillBlocks: 10_000,
-  nativeBackfillBlocks: 100,
   registerPerTurn: 5_000,
   maxBackoffMs: 30_000,
 };
 
 export interface FollowerDeps {
   settings: FollowedChainConfig;
-  facts: EvmChain;
+  source: ChainSource;
   intervalMs: number;
   holder: string;
-  reader: ChainReader;
   repository: FollowRepository;
   ingest: IngestService;
   tuning: FollowerTuning;
@@ -64,12 +55,13 @@ type Turn = { more: boolean };
 class ChainStopped extends Error {}
 
 /**
- * Follows one EVM chain: every turn it makes sure it is the chain's one writer (a lease row),
- * checks the node's chain id, looks for a reorganisation at its position, takes in newly tracked
- * addresses, reads the next range of blocks up to head − confirmations and commits their
- * transfers, the balances they touched (read from state at the range's last block), discovered
- * tokens, the kept aggregates and its new position in one transaction (the ingest module's sink).
- * Then it reads one step of a backfill, committed the same way with the backfill's progress.
+ * Follows one chain through its `ChainSource`, on the leased-worker core: every turn it makes
+ * sure it is the chain's one writer, checks that the node is the chain's, looks for a
+ * reorganisation at its position, takes in newly tracked addresses (their balances, and the
+ * backfill of their history), reads the next range of blocks up to head − confirmations and
+ * commits their transfers, the balances they touched, discovered tokens, the kept aggregates, the
+ * source's own state and its new position in one transaction (the ingest module's sink). Then it
+ * reads one step of a backfill, committed the same way with the backfill's progress.
  *
  * A reorganisation (the block at the position is no longer the node's) is undone in one
  * transaction: the transfers above the common ancestor go, the balances written since are read
@@ -79,112 +71,83 @@ class ChainStopped extends Error {}
 export class ChainFollower {
   private readonly logger: Logger;
   private readonly chain;
-  private readonly stopping = new AbortController();
-  private running: Promise<void> | undefined;
-  private role: 'starting' | 'holder' | 'standby' = 'starting';
+  private readonly worker: LeasedWorker;
   /** Addresses followed block by block, as committed (follower_addresses). */
   private followed = new Set<string>();
-  /** Token contracts that belong to a token, and contracts found not to be ERC-20 tokens. */
+  /** Token addresses that belong to a token, and those found not to be tokens chaintags records. */
   private known = new Set<string>();
   private readonly notTokens = new Set<string>();
   private head: bigint | undefined;
   private indexed: bigint | undefined;
   private stopped: string | undefined;
-  private failures = 0;
   private lastProgressLog = 0;
 
   constructor(private readonly deps: FollowerDeps) {
     this.chain = deps.settings.chain;
     this.logger = new Logger(`Follow ${this.chain}`);
-  }
-
-  start(): void {
-    this.running ??= this.run();
-  }
-
-  /** Stops after the turn in flight (its transaction commits or rolls back whole) and gives up the lease. */
-  async stop(): Promise<void> {
-    this.stopping.abort();
-    await this.running;
-    if (this.role === 'holder') {
-      try {
-        await this.deps.repository.release(this.chain, this.deps.holder);
-      } catch {
-        // The lease lapses by itself; a database that is gone cannot be told.
-      }
-    }
-  }
-
-  private async run(): Promise<void> {
-    while (!this.stopping.signal.aborted) {
-      let turn: Turn = { more: false };
-      try {
-        turn = await this.turn();
-        this.failures = 0;
-      } catch (error) {
-        turn = { more: false };
-        // The node reorganised while it was read: nothing was written; the next turn looks again.
-        if (error instanceof ChainMoved) this.logger.debug(error.message);
-        else await this.failed(error);
-      }
-      if (turn.more || this.stopping.signal.aborted) continue;
-      await this.pause(this.nextDelay());
-    }
-  }
-
-  private nextDelay(): number {
-    if (this.role === 'standby') return this.deps.tuning.standbyMs;
-    if (this.failures === 0) return this.deps.intervalMs;
-    return Math.min(this.deps.intervalMs * 2 ** this.failures, this.deps.tuning.maxBackoffMs);
-  }
-
-  private pause(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      const signal = this.stopping.signal;
-      function done(): void {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      }
-      signal.addEventListener('abort', done);
+    const { repository, holder, tuning } = deps;
+    this.worker = new LeasedWorker({
+      lease: {
+        claim: (now, until) => repository.claim(this.chain, holder, now, until),
+        release: () => repository.release(this.chain, holder),
+      },
+      leaseMs: tuning.leaseMs,
+      intervalMs: deps.intervalMs,
+      standbyMs: tuning.standbyMs,
+      maxBackoffMs: tuning.maxBackoffMs,
+      logger: this.logger,
+      describe: {
+        standby: 'another process follows this chain; standing by',
+        holder: 'the chain is this process’s to follow now',
+      },
+      turn: async ({ becameHolder }) => {
+        if (becameHolder) await this.prepare();
+        try {
+          return await this.turn();
+        } catch (error) {
+          // The node reorganised while it was read: nothing was written; the next turn looks again.
+          if (error instanceof ChainMoved) {
+            this.logger.debug(error.message);
+            return {};
+          }
+          throw error;
+        }
+      },
+      failed: async ({ error, failures }) => {
+        const message = this.describe(error);
+        if (error instanceof ChainStopped) this.stopped = message;
+        if (failures === 1 || error instanceof ChainStopped) this.logger.error(message);
+        await this.report('error', message);
+        return undefined;
+      },
     });
   }
 
-  private async failed(error: unknown): Promise<void> {
-    if (error instanceof LeaseLost) {
-      this.logger.warn(`${error.message}; standing by`);
-      this.role = 'standby';
-      return;
-    }
-    this.failures += 1;
-    const message = this.describe(error);
-    if (error instanceof ChainStopped) this.stopped = message;
-    if (this.failures === 1 || error instanceof ChainStopped) this.logger.error(message);
-    await this.report('error', message);
+  start(): void {
+    this.worker.start();
+  }
+
+  /** Stops after the turn in flight (its transaction commits or rolls back whole) and gives up the lease. */
+  stop(): Promise<void> {
+    return this.worker.stop();
+  }
+
+  private async prepare(): Promise<void> {
+    const { repository, source } = this.deps;
+    this.followed = new Set(await repository.followedAddresses(this.chain));
+    this.known = await repository.knownTokenContracts(this.chain);
+    await source.prepare(this.followed);
+    this.logger.log(`following ${this.chain}: ${this.followed.size} addresses`);
   }
 
   private async turn(): Promise<Turn> {
-    const { repository, holder, tuning } = this.deps;
-    const now = Date.now();
-    if (!(await repository.claim(this.chain, holder, new Date(now), new Date(now + tuning.leaseMs)))) {
-      if (this.role !== 'standby') this.logger.log('another process follows this chain; standing by');
-      this.role = 'standby';
-      return { more: false };
-    }
-    if (this.role !== 'holder') {
-      this.role = 'holder';
-      this.followed = new Set(await repository.followedAddresses(this.chain));
-      this.known = await repository.knownTokenContracts(this.chain);
-      this.logger.log(`following ${this.chain}: ${this.followed.size} addresses`);
-    }
     if (this.stopped !== undefined) throw new ChainStopped(this.stopped);
+    const { repository, source, settings, tuning } = this.deps;
 
-    const { reader, facts, settings } = this.deps;
-    const [chainId, head] = await Promise.all([reader.chainId(), reader.head()]);
-    if (chainId !== facts.chainId) {
+    const [mismatch, head] = await Promise.all([source.mismatch(), source.head()]);
+    if (mismatch !== undefined) {
       throw new Error(
-        `the node answers chain id ${chainId}, not ${facts.chainId} (${facts.name}): nothing is written for ${this.chain} until RPC_URL_${this.chain.toUpperCase()} points at ${facts.name}`,
+        `${mismatch}: nothing is written for ${this.chain} until RPC_URL_${this.chain.toUpperCase()} points at a node of that chain`,
       );
     }
     this.head = head;
@@ -193,35 +156,42 @@ export class ChainFollower {
 
     let at: BlockHeader | undefined;
     if (position.block !== undefined) {
-      at = await reader.header(position.block);
+      at = await source.header(position.block);
       if (at?.hash !== position.hash) {
         await this.undoReorganisation(position);
         return { more: true };
       }
     }
 
+    const fresh = await this.newlyTracked(tuning.registerPerTurn);
+    if (fresh.length > 0 && at !== undefined) {
+      // Taken in at the position, so the range read next follows them with their state known.
+      await this.takeIn(fresh, at);
+      return { more: true };
+    }
+
     const target = head - BigInt(settings.confirmations);
     const from = position.block === undefined ? settings.startBlock : position.block + 1n;
-    const fresh = await repository.newlyTracked(this.chain, tuning.registerPerTurn);
     let behind = false;
     if (target >= from) {
       const to = min(target, from + BigInt(tuning.rangeBlocks) - 1n);
+      // Before the first commit there is no history to backfill: every address is followed from START_BLOCK.
       const followedNow = new Set([...this.followed, ...fresh]);
-      const reading = await reader.readRange(from, to, followedNow);
+      const reading = await source.readRange(from, to, followedNow);
       const first = reading.headers[0];
       // The node moved between the check above and this reading: the next turn looks again.
       if (position.hash !== undefined && first !== undefined && first.parentHash !== position.hash)
         return { more: true };
       const last = reading.headers[reading.headers.length - 1]!;
-      await this.commit(reading, last, fresh, position, (tx) =>
-        repository.advance(tx, this.chain, reading.headers, this.keptBlocks()),
-      );
+      await this.commit(reading, last, async (tx) => {
+        if (fresh.length > 0) await repository.follow(tx, this.chain, fresh, undefined, new Date());
+        await repository.advance(tx, this.chain, reading.headers, this.keptBlocks());
+      });
+      for (const address of fresh) this.followed.add(address);
       this.indexed = last.number;
       at = last;
       behind = last.number < target;
       this.logProgress(`block ${last.number} of ${target}`);
-    } else if (fresh.length > 0 && at !== undefined) {
-      await this.commit({ transfers: [], touched: [] }, at, fresh, position, async () => {});
     }
 
     const backfilling = at === undefined ? false : await this.backfillStep(at);
@@ -230,84 +200,80 @@ export class ChainFollower {
   }
 
   /**
-   * Writes one reading in one transaction: tokens first seen, transfers, the balances the reading
-   * touched (and the native balances of newly followed addresses), read at `at`; then the hook's
-   * own writes (position or backfill progress) and the lease check, so that nothing commits for
-   * a process that lost the chain.
+   * Addresses some account tracks that the follower does not follow yet and that are valid on the
+   * chain; those that only look valid (another chain's address of the same shape) are remembered.
    */
-  private async commit(
-    reading: Reading,
-    at: BlockHeader,
-    fresh: readonly string[],
-    position: Position,
-    write: (tx: Sql) => Promise<void>,
-  ): Promise<void> {
-    const { reader, repository, settings, holder, tuning } = this.deps;
+  private async newlyTracked(limit: number): Promise<string[]> {
+    const { source, repository } = this.deps;
+    for (;;) {
+      const candidates = await repository.newlyTracked(this.chain, source.addresses, limit);
+      const foreign = candidates.filter((address) => !source.addresses.valid(address));
+      if (foreign.length === 0) return candidates;
+      await repository.skipForeign(this.chain, foreign);
+    }
+  }
+
+  /** Follows `fresh` from the position on: their balances at it and the backfill of their history, in one commit. */
+  private async takeIn(fresh: readonly string[], at: BlockHeader): Promise<void> {
+    const { repository, source } = this.deps;
+    const reading = await source.takeIn(fresh, at);
+    const plan = at.number >= this.deps.settings.startBlock ? source.backfillFor(at.number) : undefined;
+    await this.commit(reading, at, (tx) => repository.follow(tx, this.chain, fresh, plan, new Date()));
+    for (const address of fresh) this.followed.add(address);
+    this.logger.log(
+      plan === undefined
+        ? `${fresh.length} newly tracked addresses followed from block ${at.number}`
+        : `${fresh.length} newly tracked addresses: their history up to block ${plan.throughBlock} is read in the background`,
+    );
+  }
+
+  /**
+   * Writes one reading in one transaction: tokens first seen, transfers, the balances the reading
+   * touched, as of `at`; then the source's own writes, the hook's (position, follow rows or backfill
+   * progress) and the lease check, so that nothing commits for a process that lost the chain.
+   */
+  private async commit(reading: SourceReading, at: BlockHeader, write: (tx: Sql) => Promise<void>): Promise<void> {
+    const { source, repository, holder, tuning } = this.deps;
     const touched = new Map<string, HoldingKey>();
     for (const key of reading.touched) touched.set(holdingKey(key), key);
-    for (const address of fresh)
-      touched.set(holdingKey({ address, token_address: NATIVE_TOKEN }), { address, token_address: NATIVE_TOKEN });
 
     const unknown = [...new Set([...touched.values()].map((key) => key.token_address))].filter(
-      (contract) => contract !== NATIVE_TOKEN && !this.known.has(contract) && !this.notTokens.has(contract),
+      (token) => token !== '0' && !this.known.has(token) && !this.notTokens.has(token),
     );
     const tokens: TokenInput[] = [];
     if (unknown.length > 0) {
-      const metadata = await reader.tokenMetadata(unknown, at.number);
-      for (const contract of unknown) {
-        const token = tokenFromContract(this.deps.facts, contract, metadata.get(contract));
-        if (token === undefined) this.notTokens.add(contract);
-        else tokens.push(token);
+      const found = await source.discoverTokens(unknown, at);
+      for (const token of unknown) {
+        const record = found.get(token);
+        if (record === undefined) this.notTokens.add(token);
+        else tokens.push(record);
       }
     }
     const recordable = (token: string) => !this.notTokens.has(token);
     const keys = [...touched.values()].filter((key) => recordable(key.token_address));
-    const holdings = await this.readHoldings(keys, at);
+    const holdings = await this.readHoldings(keys, at, reading.known);
     const transfers = reading.transfers.filter((transfer) => recordable(transfer.token_address)).map(toRecord);
     const items: RecordInput[] = [...tokens, ...transfers, ...holdings];
 
-    const backfill =
-      fresh.length > 0 && position.block !== undefined && position.block >= settings.startBlock
-        ? {
-            throughBlock: position.block,
-            tokenNext: settings.startBlock,
-            nativeNext: nativeBackfillStart(settings, position.block),
-          }
-        : undefined;
     const written = await this.deps.ingest.writeLive(items, async (tx) => {
-      if (fresh.length > 0) await repository.follow(tx, this.chain, fresh, backfill, new Date());
+      await reading.write?.(tx);
       await write(tx);
       await repository.holdLease(tx, this.chain, holder, new Date(Date.now() + tuning.leaseMs));
     });
     if (!written.committed) {
       throw new ChainStopped(`a record read from the chain was refused (${written.reason}); ${this.chain} stops`);
     }
+    reading.committed?.();
     for (const token of tokens) this.known.add(token.deployments[0]!.address);
-    for (const address of fresh) this.followed.add(address);
-    if (backfill !== undefined) {
-      this.logger.log(
-        `${fresh.length} newly tracked addresses: their history up to block ${backfill.throughBlock} is read in the background`,
-      );
-    }
   }
 
-  /** One step of the oldest backfill: token transfers first (cheap), then native ones (whole blocks). */
+  /** One step of the oldest backfill, committed with its progress. */
   private async backfillStep(at: BlockHeader): Promise<boolean> {
-    const { repository, reader, tuning } = this.deps;
+    const { repository, source } = this.deps;
     const [backfill] = await repository.backfills(this.chain);
     if (backfill === undefined) return false;
-    const next: Backfill = { ...backfill };
-    let reading: Reading = { transfers: [], touched: [] };
-    if (backfill.tokenNext <= backfill.throughBlock) {
-      const to = min(backfill.throughBlock, backfill.tokenNext + BigInt(tuning.tokenBackfillBlocks) - 1n);
-      reading = await reader.tokenTransfers(backfill.tokenNext, to, backfill.addresses);
-      next.tokenNext = to + 1n;
-    } else if (backfill.nativeNext <= backfill.throughBlock) {
-      const to = min(backfill.throughBlock, backfill.nativeNext + BigInt(tuning.nativeBackfillBlocks) - 1n);
-      reading = await reader.nativeTransfers(backfill.nativeNext, to, new Set(backfill.addresses));
-      next.nativeNext = to + 1n;
-    }
-    await this.commit(reading, at, [], { block: undefined, hash: undefined }, (tx) => repository.progress(tx, next));
+    const { reading, next } = await source.backfillStep(backfill);
+    await this.commit(reading, at, (tx) => repository.progress(tx, next));
     const done = next.tokenNext > next.throughBlock && next.nativeNext > next.throughBlock;
     if (done) {
       this.logger.log(
@@ -315,18 +281,18 @@ export class ChainFollower {
       );
     } else {
       this.logProgress(
-        `backfill of ${backfill.addresses.length} addresses: token transfers ${share(backfill, next.tokenNext, this.deps.settings.startBlock)}, native transfers from block ${next.nativeNext} to ${backfill.throughBlock}`,
+        `backfill of ${backfill.addresses.length} addresses: ${progressText(backfill, next, this.deps.settings.startBlock)}`,
       );
     }
     return true;
   }
 
   private async undoReorganisation(position: Position): Promise<void> {
-    const { repository, reader, holder, tuning } = this.deps;
+    const { repository, source, holder, tuning } = this.deps;
     const kept = await repository.keptBlocks(this.chain, position.block!);
     let ancestor: BlockHeader | undefined;
     for (const block of kept) {
-      const header = await reader.header(block.number);
+      const header = await source.header(block.number);
       if (header?.hash === block.hash) {
         ancestor = header;
         break;
@@ -339,26 +305,34 @@ export class ChainFollower {
     }
     const depth = position.block! - ancestor.number;
     const keys = await repository.holdingsWrittenSince(this.chain, ancestor.time);
-    const holdings = await this.readHoldings(keys, ancestor);
+    const undo = await source.rewind(ancestor);
+    const holdings = await this.readHoldings(keys, ancestor, undo.known);
     await this.deps.ingest.rewindChain(this.chain, ancestor.number, holdings, async (tx) => {
+      await undo.write?.(tx);
       await repository.rewind(tx, this.chain, ancestor);
       await repository.holdLease(tx, this.chain, holder, new Date(Date.now() + tuning.leaseMs));
     });
+    undo.committed?.();
     this.indexed = ancestor.number;
     this.logger.warn(
       `reorganisation: ${depth} block${depth === 1n ? '' : 's'} after ${ancestor.number} undone, ${keys.length} balances read again`,
     );
   }
 
-  /** The balances of `keys` in the chain's state at block `at`, as holding records of that block's time. */
-  private async readHoldings(keys: readonly HoldingKey[], at: BlockHeader): Promise<HoldingInput[]> {
-    const balances = await this.deps.reader.balances(keys, at.number);
+  /** The balances of `keys` at block `at`, as holding records of that block's time. */
+  private async readHoldings(
+    keys: readonly HoldingKey[],
+    at: BlockHeader,
+    known: ReadonlyMap<string, string> | undefined,
+  ): Promise<HoldingInput[]> {
+    const missing = known === undefined ? keys : keys.filter((key) => !known.has(holdingKey(key)));
+    const read = missing.length === 0 ? new Map<string, string>() : await this.deps.source.balances(missing, at);
     return keys.map((key) => ({
       type: 'holding',
       chain: this.chain,
       address: key.address,
       token_address: key.token_address,
-      balance: balances.get(holdingKey(key)) ?? '0',
+      balance: known?.get(holdingKey(key)) ?? read.get(holdingKey(key)) ?? '0',
       updated_at: at.time,
     }));
   }
@@ -370,7 +344,7 @@ export class ChainFollower {
   private async report(status: FollowerStatus, error: string | undefined): Promise<void> {
     const figures = { head: this.head, indexed: this.indexed, status, error };
     this.deps.onReport(figures);
-    if (this.role !== 'holder') return;
+    if (this.worker.role !== 'holder') return;
     try {
       await this.deps.repository.report(this.chain, this.deps.holder, { ...figures, at: new Date() });
     } catch (failure) {
@@ -385,7 +359,7 @@ export class ChainFollower {
     this.logger.log(message);
   }
 
-  /** An error for a person, without the RPC URLs (providers put API keys in them). */
+  /** An error for a person, without the RPC URLs (providers put API keys and passwords in them). */
   private describe(error: unknown): string {
     const raw =
       error instanceof Error
@@ -405,14 +379,15 @@ function min(a: bigint, b: bigint): bigint {
   return a < b ? a : b;
 }
 
-/** The first block of a newly tracked address's native history: NATIVE_BACKFILL_BLOCKS before it was tracked. */
-export function nativeBackfillStart(settings: FollowedChainConfig, trackedAt: bigint): bigint {
-  if (settings.nativeBackfillBlocks === 'all') return settings.startBlock;
-  const from = trackedAt - settings.nativeBackfillBlocks + 1n;
-  return from > settings.startBlock ? from : settings.startBlock;
+function progressText(backfill: BackfillState, next: BackfillState, start: bigint): string {
+  const parts: string[] = [];
+  if (backfill.tokenNext <= backfill.throughBlock)
+    parts.push(`token transfers ${share(backfill, next.tokenNext, start)}`);
+  parts.push(`native transfers from block ${next.nativeNext} to ${backfill.throughBlock}`);
+  return parts.join(', ');
 }
 
-function share(backfill: Backfill, next: bigint, start: bigint): string {
+function share(backfill: BackfillState, next: bigint, start: bigint): string {
   const total = backfill.throughBlock - start + 1n;
   if (total <= 0n) return '100%';
   const done = next - start;

@@ -4,9 +4,10 @@ import { FollowRepository } from './follow.repository';
 import { FOLLOW_ON_START, FollowService } from './follow.service';
 import { SyncController } from './sync.controller';
 import { SyncService } from './sync.service';
+import { UtxoRepository } from './utxo/utxo.repository';
 
 /**
- * Live chain data (contract §10): a follower per EVM chain with an RPC URL, writing through the
+ * Live chain data (contract §10, §13): a follower per chain with an RPC URL, writing through the
  * ingest module's sink, and `GET /v2/sync`. `startOnBoot`: whether the followers start with the
  * application (the server passes FOLLOW; the `follow` command starts them itself).
  */
@@ -19,6 +20,7 @@ export class FollowModule {
       controllers: options.http === false ? [] : [SyncController],
       providers: [
         FollowRepository,
+        UtxoRepository,
         SyncService,
         FollowService,
         { provide: FOLLOW_ON_START, useValue: options.startOnBoot },

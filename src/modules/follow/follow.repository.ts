@@ -1,20 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import type { ChainId } from '../../core/chains/chain-ids';
 import { Db, Sql } from '../../database/db.service';
-import { chunks, rows, sql } from '../../database/sql';
+import { chunks, join, rows, sql, type SqlFragment } from '../../database/sql';
+import type { AddressShape, BackfillPlan, BackfillState } from './chain-source';
+import { LeaseLost } from '../../workers/leased-worker';
 
 /** Where a follower stands: the last block whose data is committed, none before the first commit. */
 export interface Position {
   block: bigint | undefined;
   hash: string | undefined;
-}
-
-export interface Backfill {
-  id: number;
-  throughBlock: bigint;
-  tokenNext: bigint;
-  nativeNext: bigint;
-  addresses: string[];
 }
 
 export type FollowerStatus = 'syncing' | 'synced' | 'error';
@@ -27,12 +21,6 @@ export interface FollowerRow {
   error: string | null;
   reported_at: Date | string | null;
 }
-
-/** Thrown inside a write transaction when this process no longer holds the chain's lease: it rolls back. */
-export class LeaseLost extends Error {}
-
-/** EVM accounts (the only addresses an EVM chain follows): lowercase 0x and 40 hex digits. */
-const EVM_ADDRESS_LENGTH = 42;
 
 /**
  * The followers' own tables (migration 1763700000040) and what they read of others: the tracked
@@ -164,26 +152,40 @@ export class FollowRepository {
 
   /**
    * Addresses some account tracks (any tag, the reserved `0` included) that the chain's follower
-   * does not follow yet, at most `limit` of them. Only EVM accounts can be valid on an EVM chain,
-   * and the tags module stores them in canonical (lowercase) form.
+   * does not follow yet and that have one of the chain's address shapes, at most `limit` of them,
+   * leaving out those of that shape found invalid on the chain (`skipForeign`). The tags module
+   * stores addresses in canonical form, so a prefix and a length narrow them in SQL.
    */
-  async newlyTracked(chain: ChainId, limit: number): Promise<string[]> {
+  async newlyTracked(chain: ChainId, shape: AddressShape, limit: number): Promise<string[]> {
     const found = await this.db.query<{ address: string }>(
       sql`SELECT DISTINCT tr.address FROM tracked_addresses tr
-          WHERE tr.address LIKE '0x%' AND length(tr.address) = ${EVM_ADDRESS_LENGTH}
+          WHERE (${shapeCondition(shape)})
+            AND length(tr.address) BETWEEN ${shape.minLength} AND ${shape.maxLength}
             AND NOT EXISTS (SELECT 1 FROM follower_addresses f WHERE f.chain = ${chain} AND f.address = tr.address)
+            AND NOT EXISTS (SELECT 1 FROM follower_foreign_addresses x WHERE x.chain = ${chain} AND x.address = tr.address)
           ORDER BY tr.address LIMIT ${limit}`,
     );
     return found.map((row) => row.address);
   }
 
   /**
-   * Whether some history is still to be read: a tracked address valid on the chain that is not
+   * Whether some history is still to be read: a tracked address of the chain's shape that is not
    * followed yet, or a backfill not done.
    */
-  async historyPending(chain: ChainId): Promise<boolean> {
+  async historyPending(chain: ChainId, shape: AddressShape): Promise<boolean> {
     const [backfill] = await this.db.query(sql`SELECT id FROM follower_backfills WHERE chain = ${chain} LIMIT 1`);
-    return backfill !== undefined || (await this.newlyTracked(chain, 1)).length > 0;
+    if (backfill !== undefined) return true;
+    return (await this.newlyTracked(chain, shape, 50)).some((address) => shape.valid(address));
+  }
+
+  /** Remembers tracked addresses that look like the chain's but are not valid on it, so they are not read again. */
+  async skipForeign(chain: ChainId, addresses: readonly string[]): Promise<void> {
+    for (const chunk of chunks(addresses)) {
+      await this.db.execute(
+        sql`INSERT INTO follower_foreign_addresses (chain, address) VALUES ${rows(chunk.map((address) => [chain, address]))}
+            ON CONFLICT (chain, address) DO NOTHING`,
+      );
+    }
   }
 
   /** Starts following `addresses`, with the backfill of their history when there is one to read. */
@@ -191,7 +193,7 @@ export class FollowRepository {
     tx: Sql,
     chain: ChainId,
     addresses: readonly string[],
-    backfill: Omit<Backfill, 'id' | 'addresses'> | undefined,
+    backfill: BackfillPlan | undefined,
     at: Date,
   ): Promise<void> {
     for (const chunk of chunks(addresses)) {
@@ -208,7 +210,7 @@ export class FollowRepository {
     );
   }
 
-  async backfills(chain: ChainId): Promise<Backfill[]> {
+  async backfills(chain: ChainId): Promise<BackfillState[]> {
     const found = await this.db.query<{
       id: number | string;
       through_block: number | string;
@@ -229,7 +231,7 @@ export class FollowRepository {
   }
 
   /** Records a backfill's progress; one that has read everything goes. */
-  async progress(tx: Sql, backfill: Backfill): Promise<void> {
+  async progress(tx: Sql, backfill: BackfillState): Promise<void> {
     if (backfill.tokenNext > backfill.throughBlock && backfill.nativeNext > backfill.throughBlock) {
       await tx.execute(sql`DELETE FROM follower_backfills WHERE id = ${backfill.id}`);
       return;
@@ -259,4 +261,12 @@ export class FollowRepository {
           WHERE h.chain = ${chain} AND h.updated_at >= ${since}`,
     );
   }
+}
+
+/** Canonical addresses starting with one of the shape's prefixes (none holds a LIKE wildcard). */
+function shapeCondition(shape: AddressShape): SqlFragment {
+  return join(
+    shape.prefixes.map((prefix) => sql`tr.address LIKE ${`${prefix}%`}`),
+    ' OR ',
+  );
 }

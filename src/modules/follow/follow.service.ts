@@ -9,13 +9,14 @@ import {
   Optional,
 } from '@nestjs/common';
 import type { ChainId } from '../../core/chains/chain-ids';
-import { chainFacts, isEvmChain } from '../../core/chains/chain-registry';
+import { chainFacts } from '../../core/chains/chain-registry';
 import { APP_CONFIG, AppConfig, FollowConfig } from '../../config/config';
 import { Metrics } from '../../http/metrics/metrics.service';
 import { IngestService } from '../ingest/ingest.service';
 import { ChainFollower, DEFAULT_TUNING, FollowerReport } from './chain-follower';
 import { FollowRepository } from './follow.repository';
-import { ChainReader } from './rpc/chain-reader';
+import { sourceFor } from './sources';
+import { UtxoRepository } from './utxo/utxo.repository';
 
 /** Whether the followers start with the Nest application or context (FollowModule.forRoot). */
 export const FOLLOW_ON_START = Symbol('FOLLOW_ON_START');
@@ -39,6 +40,7 @@ export class FollowService implements OnApplicationBootstrap, BeforeApplicationS
     @Inject(FOLLOW_ON_START) private readonly onStart: boolean,
     private readonly repository: FollowRepository,
     private readonly ingest: IngestService,
+    private readonly utxo: UtxoRepository,
     // Absent in a context without the HTTP server's metrics (the `follow` command).
     @Optional() private readonly metrics?: Metrics,
   ) {
@@ -67,14 +69,13 @@ export class FollowService implements OnApplicationBootstrap, BeforeApplicationS
     if (this.followers.length > 0) return;
     for (const settings of this.settings.chains) {
       if (settings.rpcUrls.length === 0) continue;
-      const facts = chainFacts(settings.chain);
-      if (!isEvmChain(facts)) continue;
+      const source = sourceFor(chainFacts(settings.chain), settings, { utxo: this.utxo });
+      if (source === undefined) continue;
       const follower = new ChainFollower({
         settings,
-        facts,
+        source,
         intervalMs: this.settings.intervalMs,
         holder: this.holder,
-        reader: new ChainReader(settings.chain, settings.rpcUrls),
         repository: this.repository,
         ingest: this.ingest,
         tuning: {

@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ChainId } from '../../core/chains/chain-ids';
-import { CHAINS } from '../../core/chains/chain-registry';
+import { chainFacts, CHAINS } from '../../core/chains/chain-registry';
 import { APP_CONFIG, AppConfig, FollowConfig } from '../../config/config';
 import { toIso } from '../../database/dialect';
 import { SyncDto } from './dto/sync.dto';
 import { FollowerRow, FollowRepository } from './follow.repository';
+import { addressShapeFor } from './sources';
 
 /** A follower that has not reported for this long (and at least 10 of its intervals) is reported as failing. */
 const SILENCE_MS = 60_000;
@@ -48,7 +49,12 @@ export class SyncService {
     });
     // An address tracked since the follower's last turn has its history still to read.
     for (const answer of answers) {
-      if (answer.status === 'synced' && (await this.repository.historyPending(answer.chain as ChainId))) {
+      const shape = addressShapeFor(chainFacts(answer.chain as ChainId));
+      if (
+        answer.status === 'synced' &&
+        shape !== undefined &&
+        (await this.repository.historyPending(answer.chain as ChainId, shape))
+      ) {
         answer.status = 'syncing';
       }
     }

@@ -3,13 +3,13 @@ import { ChainId } from '../../core/chains/chain-ids';
 import { addressSet } from '../../database/address-sets';
 import { Db } from '../../database/db.service';
 import { lookedUpIn } from '../../database/dialect';
-import { and, prepared, raw, sql, SqlFragment } from '../../database/sql';
+import { and, list, prepared, raw, sql, SqlFragment } from '../../database/sql';
 import { TagScope } from '../../core/tags/tag-scope';
 
 export interface HoldingFilters {
   chain?: ChainId;
-  /** Canonical. */
-  address?: string;
+  /** The canonical spellings of one address (listFilters). */
+  address?: readonly string[];
   /** Canonical. */
   tokenAddress?: string;
   scope?: TagScope;
@@ -144,7 +144,7 @@ function whereClause(filters: HoldingFilters): SqlFragment {
   const conditions = [POSITIVE];
   if (filters.chain !== undefined) conditions.push(sql`h.chain = ${filters.chain}`);
   if (filters.tokenAddress !== undefined) conditions.push(sql`h.token_address = ${filters.tokenAddress}`);
-  if (filters.address !== undefined) conditions.push(sql`h.address = ${filters.address}`);
+  if (filters.address !== undefined) conditions.push(sql`h.address IN (${list(filters.address)})`);
   if (filters.scope !== undefined) conditions.push(sql`h.address IN (${addressSet(filters.scope)})`);
   return and(conditions);
 }

@@ -1,9 +1,11 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+
 import { setTimeout as sleep } from 'node:timers/promises';
 import { APP_CONFIG, AppConfig, PriceSourceConfig } from '../../config/config';
 import { Metrics } from '../../http/metrics/metrics.service';
+import { LeasedWorker, LeaseLost, type TurnResult } from '../../workers/leased-worker';
 import { nextPollDelay } from './poll-schedule';
 import { MalformedAnswer, planRequests, priceTarget, Quote, readAnswer, Rejected } from './price-quotes';
 import { PriceSourceClient, PriceSourceError } from './price-source.client';
@@ -75,15 +77,12 @@ export class PricesService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Prices');
   private readonly source: PriceSourceConfig;
   private readonly holder = randomUUID();
-  private readonly stopping = new AbortController();
-  private timer: NodeJS.Timeout | undefined;
-  private turn: Promise<void> | undefined;
+  private readonly worker: LeasedWorker | undefined;
   private databaseFailing = false;
   /** Tokens already logged as unknown or absurd; logged again only after a good price. */
   private readonly reported = new Set<string>();
-  private readonly counters: PricePollerStatus = {
+  private readonly counters: Omit<PricePollerStatus, 'role'> = {
     enabled: false,
-    role: 'off',
     polls: 0,
     sourceErrors: 0,
     rejectedValues: 0,
@@ -101,82 +100,74 @@ export class PricesService implements OnApplicationBootstrap, OnModuleDestroy {
   ) {
     this.source = config.prices;
     this.counters.enabled = this.source.refreshMs > 0;
+    if (!this.counters.enabled) return;
+    this.worker = new LeasedWorker({
+      lease: {
+        claim: (now, until) => this.repository.claim(this.holder, now, until),
+        release: () => this.repository.release(this.holder),
+      },
+      leaseMs: POLL_LEASE_MS,
+      holdThroughPauseMs: LEASE_SLACK_MS,
+      intervalMs: this.source.refreshMs,
+      standbyMs: this.source.refreshMs,
+      maxBackoffMs: this.source.refreshMs,
+      logger: this.logger,
+      describe: {
+        standby: 'another process polls the price source; this one stands by to take over when it stops',
+        holder: 'this process polls the price source now',
+      },
+      turn: ({ signal }) => this.pollTurn(signal),
+      standingBy: () => this.finish(emptyReport('standby', this.source.refreshMs)),
+      failed: ({ error }) => this.databaseFailed(error),
+    });
   }
 
   status(): PricePollerStatus {
-    return { ...this.counters };
+    const role = this.worker === undefined ? 'off' : this.worker.role;
+    return { ...this.counters, role };
   }
 
   onApplicationBootstrap(): void {
-    if (!this.counters.enabled) {
+    if (this.worker === undefined) {
       this.logger.log('the price source is off (PRICE_REFRESH_SECONDS=0): prices change only by import');
       return;
     }
-    this.counters.role = 'starting';
-    this.schedule(0);
+    this.worker.start();
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.stopping.abort(new Error('the price poller is stopping'));
-    clearTimeout(this.timer);
-    await this.turn;
-    if (this.counters.role === 'holder') {
-      try {
-        await this.repository.release(this.holder);
-      } catch {
-        // The lease lapses by itself; a database that is gone cannot be told.
-      }
-    }
+    await this.worker?.stop();
   }
 
-  private schedule(delayMs: number): void {
-    if (this.stopping.signal.aborted) return;
-    this.timer = setTimeout(() => {
-      this.turn = this.takeTurn().finally(() => (this.turn = undefined));
-    }, delayMs);
+  private async pollTurn(signal: AbortSignal): Promise<TurnResult> {
+    const report = await this.poll(signal);
+    if (this.databaseFailing) this.logger.log('the database answers the price poller again');
+    this.databaseFailing = false;
+    this.finish(report);
+    if (report.role === 'standby') throw new LeaseLost('another process polls the price source now');
+    return { delayMs: report.nextPollMs };
   }
 
-  private async takeTurn(): Promise<void> {
-    let report: PollReport;
-    try {
-      report = await this.pollIfHolder();
-      if (this.databaseFailing) this.logger.log('the database answers the price poller again');
-      this.databaseFailing = false;
-    } catch (error) {
-      if (this.stopping.signal.aborted) return;
-      if (!this.databaseFailing) {
-        this.logger.warn(
-          `prices could not be read or written (${error instanceof Error ? error.message : String(error)}); ` +
-            `trying again every ${this.source.refreshMs / 1000} s`,
-        );
-      }
-      this.databaseFailing = true;
-      report = { ...emptyReport('holder', this.source.refreshMs), databaseError: String(error) };
+  /** The database failed the poll: nothing was stored; logged once until it answers again. */
+  private databaseFailed(error: unknown): number {
+    if (!this.databaseFailing) {
+      this.logger.warn(
+        `prices could not be read or written (${error instanceof Error ? error.message : String(error)}); ` +
+          `trying again every ${this.source.refreshMs / 1000} s`,
+      );
     }
+    this.databaseFailing = true;
+    this.finish({ ...emptyReport('holder', this.source.refreshMs), databaseError: String(error) });
+    return this.source.refreshMs;
+  }
+
+  private finish(report: PollReport): void {
     this.counters.polls += 1;
     this.events.emit('poll', report);
-    this.schedule(report.nextPollMs);
-  }
-
-  private async pollIfHolder(): Promise<PollReport> {
-    const now = Date.now();
-    if (!(await this.repository.claim(this.holder, new Date(now), new Date(now + POLL_LEASE_MS)))) {
-      if (this.counters.role !== 'standby') {
-        this.logger.log('another process polls the price source; this one stands by to take over when it stops');
-      }
-      this.counters.role = 'standby';
-      return emptyReport('standby', this.source.refreshMs);
-    }
-    if (this.counters.role === 'standby') this.logger.log('this process polls the price source now');
-    this.counters.role = 'holder';
-    const report = await this.poll();
-    const extended = Date.now() + report.nextPollMs + LEASE_SLACK_MS;
-    await this.repository.claim(this.holder, new Date(), new Date(extended));
-    return report;
   }
 
   /** One poll: ask the source about every token, store what changed, decide when to ask again. */
-  private async poll(): Promise<PollReport> {
+  private async poll(signal: AbortSignal): Promise<PollReport> {
     const tokenIds = await this.repository.tokenIds();
     const requests = planRequests(tokenIds.map(priceTarget), this.source.url.length);
     const quotes: Quote[] = [];
@@ -185,10 +176,10 @@ export class PricesService implements OnApplicationBootstrap, OnModuleDestroy {
     let failure: PriceSourceError | undefined;
     let sent = 0;
     for (const request of requests) {
-      if (sent > 0) await sleep(this.source.requestGapMs, undefined, { signal: this.stopping.signal });
+      if (sent > 0) await sleep(this.source.requestGapMs, undefined, { signal });
       sent += 1;
       try {
-        const answer = readAnswer(await this.client.getJson(request.path, this.stopping.signal), request, Date.now());
+        const answer = readAnswer(await this.client.getJson(request.path, signal), request, Date.now());
         quotes.push(...answer.quotes);
         rejected.push(...answer.rejected);
         unknown.push(...answer.unknown);
@@ -204,14 +195,13 @@ export class PricesService implements OnApplicationBootstrap, OnModuleDestroy {
       quotes.length > 0
         ? await this.repository.store(this.holder, quotes, new Date())
         : { held: true, stored: 0, unchanged: 0 };
-    if (!result.held) this.counters.role = 'standby';
     this.counters.storedPrices += result.stored;
     this.counters.rejectedValues += rejected.length;
     this.noteTokens(quotes, rejected, unknown);
 
     const nextPollMs = this.noteOutcome(failure);
     return {
-      role: 'holder',
+      role: result.held ? 'holder' : 'standby',
       requests: sent,
       stored: result.stored,
       unchanged: result.unchanged,

@@ -3,7 +3,7 @@ import { ChainId } from '../../core/chains/chain-ids';
 import { addressSet } from '../../database/address-sets';
 import { Db } from '../../database/db.service';
 import { filterOnly } from '../../database/dialect';
-import { and, empty, prepared, raw, sql, SqlFragment } from '../../database/sql';
+import { and, empty, list, prepared, raw, sql, SqlFragment } from '../../database/sql';
 import { TagScope } from '../../core/tags/tag-scope';
 import { CursorPosition } from './cursor';
 
@@ -11,8 +11,8 @@ export interface TransactionFilters {
   chain?: ChainId;
   /** Canonical. */
   tokenAddress?: string;
-  /** Canonical; matches the sender or the recipient. */
-  address?: string;
+  /** The canonical spellings of one address (listFilters); matches the sender or the recipient. */
+  address?: readonly string[];
   /** Matches when the sender or the recipient is in the scope. */
   scope?: TagScope;
   /** `toISOString()` form; block_time strictly after it. */
@@ -73,10 +73,10 @@ export class TransactionsRepository {
     let sender: SqlFragment;
     let recipient: SqlFragment;
     if (filters.address !== undefined) {
-      const address = filters.address;
+      const spellings = list(filters.address);
       if (members !== undefined) shared.push(sql`(from_address IN (${members}) OR to_address IN (${members}))`);
-      sender = sql`from_address = ${address}`;
-      recipient = sql`to_address = ${address} AND from_address <> ${address}`;
+      sender = sql`from_address IN (${spellings})`;
+      recipient = sql`to_address IN (${spellings}) AND from_address NOT IN (${spellings})`;
     } else if (members !== undefined) {
       sender = sql`from_address IN (${members})`;
       recipient = sql`to_address IN (${members}) AND from_address NOT IN (${members})`;

@@ -1,4 +1,4 @@
-import type { BlockHeader } from './reading';
+import type { BlockHeader } from '../reading';
 import type { RpcBlockFull, RpcLogEntry, RpcTx } from './rpc-shapes';
 import {
   addressTopic,

@@ -1,5 +1,5 @@
 import type { FollowedChainConfig } from '../../config/config';
-import { nativeBackfillStart } from './chain-follower';
+import { nativeBackfillStart } from './chain-source';
 
 const settings = (startBlock: bigint, nativeBackfillBlocks: bigint | 'all'): FollowedChainConfig => ({
   chain: 'ethereum',
@@ -7,6 +7,7 @@ const settings = (startBlock: bigint, nativeBackfillBlocks: bigint | 'all'): Fol
   confirmations: 12,
   startBlock,
   nativeBackfillBlocks,
+  network: 'mainnet',
 });
 
 describe('nativeBackfillStart', () => {

@@ -1,6 +1,6 @@
 import { toEventSelector } from 'viem';
 import type { ChainId } from '../../../core/chains/chain-ids';
-import { NATIVE, type BlockHeader, type ObservedTransfer } from './reading';
+import { NATIVE, type BlockHeader, type ObservedTransfer } from '../reading';
 import type { RpcBlockFull, RpcHeader, RpcLogEntry, RpcReceipt, RpcTx } from './rpc-shapes';
 
 /** topic0 of ERC-20 (and ERC-721) `Transfer(address indexed from, address indexed to, uint256)`. */

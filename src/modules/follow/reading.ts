@@ -1,4 +1,4 @@
-import type { ChainId } from '../../../core/chains/chain-ids';
+import type { ChainId } from '../../core/chains/chain-ids';
 
 /**
  * What the chain reader hands the follower. Every address given to the reader and returned by it

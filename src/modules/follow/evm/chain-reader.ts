@@ -12,7 +12,7 @@ import {
   type HoldingKey,
   type ObservedTransfer,
   type Reading,
-} from './reading';
+} from '../reading';
 import { quantity, type RpcBlockFull, type RpcHeader, type RpcLogEntry, type RpcReceipt } from './rpc-shapes';
 import {
   addressTopic,

@@ -1,0 +1,543 @@
+import { isAddressOnChain } from '../../../core/addresses';
+import { addressOfScript, outputScriptOf } from '../../../core/addresses/output-script';
+import type { ChainId } from '../../../core/chains/chain-ids';
+import type { TokenInput } from '../../../core/records/record-input';
+import type { FollowedChainConfig } from '../../../config/config';
+import {
+  nativeBackfillStart,
+  type AddressShape,
+  type BackfillPlan,
+  type BackfillState,
+  type ChainSource,
+  type SourceReading,
+} from '../chain-source';
+import { holdingKey, NATIVE, type BlockHeader, type HoldingKey, type ObservedTransfer } from '../reading';
+import { BitcoinRpc, BitcoinRpcError } from './bitcoin-rpc';
+import { choosePath, readBlocks, readHeader, tipHeight, type BlockReadPath } from './block-reader';
+import { networkMismatch, type UtxoChainId } from './network';
+import { outpointKey, TrackedOutput, UtxoRepository } from './utxo.repository';
+import { satoshis, type UtxoBlock, type UtxoTransaction } from './utxo-block';
+
+export interface UtxoSourceTuning {
+  /** Whole blocks read per backfill step. */
+  backfillBlocks: number;
+}
+
+export const UTXO_SOURCE_TUNING: UtxoSourceTuning = { backfillBlocks: 100 };
+
+/** JSON-RPC's "method not found": a node without `scantxoutset` (Dogecoin Core 1.14). */
+const METHOD_NOT_FOUND = -32601;
+
+/** What a range (or a backfill step) did to the tracked outputs, applied to memory once committed. */
+interface OutputChanges {
+  /** New tracked outputs, with their spend when it is in the same reading. */
+  created: Map<string, TrackedOutput>;
+  /** Kept outputs the reading spent. */
+  spent: Map<string, TrackedOutput>;
+}
+
+/**
+ * The Bitcoin family (bitcoin, bitcoincash, dogecoin) as a chain source (contract §13), over
+ * Bitcoin Core's JSON-RPC.
+ *
+ * Outputs are matched by script: each followed address's output script is computed once, and an
+ * output whose script is one of them is a tracked output, kept in `follower_outputs`. An input
+ * names the output it spends, not its address, so spends are found by looking the outpoint up
+ * among the tracked outputs (in memory, loaded when the process takes the chain), never by asking
+ * the node. Balances are the sums of the unspent tracked outputs: exact, and nothing to read.
+ *
+ * A transaction becomes transfers (docs/live-data.md, "The Bitcoin family"): one per output paid to an address
+ * that is not among the transaction's tracked senders; change back to a sender is none; a coinbase
+ * output's sender is `0`. The sender named is the tracked address that spent the most in the
+ * transaction, or, when no sender is tracked, the address of the first input that has one (the
+ * only per-transaction lookup, `getrawtransaction` of that input's transaction, for transactions
+ * that pay a tracked address). A tracked sender that no transfer names (a second sender, or a
+ * wallet moving coins to itself) gets one transfer of its own, so every transaction that spends
+ * from or pays to a tracked address is listed for it.
+ */
+export class UtxoSource implements ChainSource {
+  readonly chain: ChainId;
+  readonly addresses: AddressShape;
+  private readonly rpc: BitcoinRpc;
+  private path: BlockReadPath | undefined;
+  /** Output script → the followed address recorded for it. */
+  private scripts = new Map<string, string>();
+  private scriptsOf = 0;
+  /** Unspent tracked outputs, by `outpointKey`, as committed. */
+  private unspent = new Map<string, TrackedOutput>();
+  /** Balance of each followed address (satoshis), as committed. */
+  private balance = new Map<string, bigint>();
+  /** A rewind changed the tracked outputs: memory is reloaded before the next reading. */
+  private stale = false;
+
+  constructor(
+    private readonly settings: FollowedChainConfig,
+    private readonly repository: UtxoRepository,
+    private readonly tuning: UtxoSourceTuning = UTXO_SOURCE_TUNING,
+  ) {
+    this.chain = settings.chain;
+    this.rpc = new BitcoinRpc(settings.rpcUrls);
+    this.addresses = utxoAddressShape(settings.chain);
+  }
+
+  mismatch(): Promise<string | undefined> {
+    return networkMismatch(this.rpc, this.chain as UtxoChainId, this.settings.network);
+  }
+
+  head(): Promise<bigint> {
+    return tipHeight(this.rpc);
+  }
+
+  header(height: bigint): Promise<BlockHeader | undefined> {
+    return readHeader(this.rpc, height);
+  }
+
+  async prepare(followed: ReadonlySet<string>): Promise<void> {
+    this.followScripts(followed);
+    await this.reload();
+  }
+
+  private async reload(): Promise<void> {
+    this.unspent = new Map();
+    this.balance = new Map();
+    const recorded = new Set<string>();
+    for (const output of await this.repository.unspent(this.chain)) {
+      this.keep(output);
+      recorded.add(output.address);
+    }
+    // A script keeps the form its outputs were recorded under, so that a balance is never split between twins.
+    for (const address of recorded) {
+      const script = outputScriptOf(this.chain, address);
+      if (script !== undefined && this.scripts.has(script)) this.scripts.set(script, address);
+    }
+    this.stale = false;
+  }
+
+  async readRange(
+    from: bigint,
+    to: bigint,
+    followed: ReadonlySet<string>,
+  ): Promise<SourceReading & { headers: BlockHeader[] }> {
+    if (followed.size !== this.scriptsOf) this.followScripts(followed);
+    const blocks = await readBlocks(this.rpc, from, to, await this.readPath());
+    const changes: OutputChanges = { created: new Map(), spent: new Map() };
+    const transfers = await this.transfersOf(blocks, this.scripts, changes, (key) => this.unspent.get(key));
+    const touched = touchedBy(changes);
+    const delta = new Map<string, bigint>();
+    for (const output of changes.created.values()) {
+      if (output.spentBlock === undefined) delta.set(output.address, (delta.get(output.address) ?? 0n) + output.value);
+    }
+    for (const output of changes.spent.values()) {
+      delta.set(output.address, (delta.get(output.address) ?? 0n) - output.value);
+    }
+    const known = new Map<string, string>();
+    for (const address of touched) {
+      const sum = (this.balance.get(address) ?? 0n) + (delta.get(address) ?? 0n);
+      known.set(holdingKey({ address, token_address: NATIVE }), sum.toString());
+    }
+    return {
+      transfers,
+      touched: [...touched].map((address) => ({ address, token_address: NATIVE })),
+      known,
+      headers: blocks.map((block) => ({
+        number: block.height,
+        hash: block.hash,
+        parentHash: block.parentHash,
+        time: block.time,
+      })),
+      write: (tx) => this.repository.add(tx, this.chain, [...changes.created.values(), ...changes.spent.values()]),
+      committed: () => this.apply(changes),
+    };
+  }
+
+  /**
+   * Addresses followed from block `at` on: their unspent outputs as of `at`, so their balances are
+   * right at once and their spends are found from the next block. The node's UTXO set
+   * (`scantxoutset`, by output script) is at its own tip, which may be above `at` (confirmations):
+   * outputs created above `at` are left to the blocks the follower reads next, and outputs that were
+   * unspent at `at` but spent above it are found by reading the blocks in between with the outputs
+   * their inputs spend. A node without `scantxoutset` (Dogecoin Core 1.14) leaves the balance to
+   * the backfill.
+   */
+  async takeIn(fresh: readonly string[], at: BlockHeader): Promise<SourceReading> {
+    if (this.stale) await this.reload();
+    const scripts = new Map<string, string>();
+    for (const address of fresh) {
+      const script = outputScriptOf(this.chain, address);
+      if (script !== undefined && !this.scripts.has(script)) scripts.set(script, address);
+    }
+    const outputs = await this.unspentAt(scripts, at.number);
+    const sums = new Map<string, bigint>();
+    for (const output of outputs) sums.set(output.address, (sums.get(output.address) ?? 0n) + output.value);
+    const known = new Map<string, string>();
+    for (const address of fresh) {
+      known.set(holdingKey({ address, token_address: NATIVE }), (sums.get(address) ?? 0n).toString());
+    }
+    return {
+      transfers: [],
+      touched: fresh.map((address) => ({ address, token_address: NATIVE })),
+      known,
+      write: (tx) => this.repository.add(tx, this.chain, outputs),
+      committed: () => {
+        for (const [script, address] of scripts) this.scripts.set(script, address);
+        this.scriptsOf += fresh.length;
+        for (const output of outputs) this.keep(output);
+      },
+    };
+  }
+
+  backfillFor(trackedAt: bigint): BackfillPlan {
+    // No token side: the Bitcoin family has native coins only.
+    return {
+      throughBlock: trackedAt,
+      tokenNext: trackedAt + 1n,
+      nativeNext: nativeBackfillStart(this.settings, trackedAt),
+    };
+  }
+
+  /**
+   * The history of `backfill.addresses` in the next blocks of its window: receipts, and spends of
+   * outputs found earlier in the window (kept as spent rows, so later steps find them). An output
+   * received before the window and spent inside it is not found: without an address index, its
+   * script is only in the block that created it.
+   */
+  async backfillStep(backfill: BackfillState): Promise<{ reading: SourceReading; next: BackfillState }> {
+    const next: BackfillState = { ...backfill, tokenNext: backfill.throughBlock + 1n };
+    if (backfill.nativeNext > backfill.throughBlock) return { reading: { transfers: [], touched: [] }, next };
+    const to = min(backfill.throughBlock, backfill.nativeNext + BigInt(this.tuning.backfillBlocks) - 1n);
+    next.nativeNext = to + 1n;
+    const scripts = new Map<string, string>();
+    for (const address of backfill.addresses) {
+      const script = outputScriptOf(this.chain, address);
+      if (script !== undefined) scripts.set(script, address);
+    }
+    const windowStart = nativeBackfillStart(this.settings, backfill.throughBlock);
+    const found = new Map<string, TrackedOutput>();
+    for (const output of await this.repository.createdBetween(
+      this.chain,
+      backfill.addresses,
+      windowStart,
+      backfill.throughBlock,
+    )) {
+      found.set(outpointKey(output.txid, output.vout), output);
+    }
+    const blocks = await readBlocks(this.rpc, backfill.nativeNext, to, await this.readPath());
+    const changes: OutputChanges = { created: new Map(), spent: new Map() };
+    const transfers = await this.transfersOf(blocks, scripts, changes, (key) => found.get(key));
+    // Outputs the backfill finds were either kept at take-in (unspent then) or spent by then.
+    const rows = [...changes.created.values(), ...changes.spent.values()].map((output) =>
+      found.has(outpointKey(output.txid, output.vout)) || output.spentBlock !== undefined
+        ? output
+        : { ...output, spentBlock: backfill.throughBlock, spentTxid: '' },
+    );
+    return {
+      reading: { transfers, touched: [], write: (tx) => this.repository.add(tx, this.chain, rows) },
+      next,
+    };
+  }
+
+  async balances(keys: readonly HoldingKey[], at: BlockHeader): Promise<Map<string, string>> {
+    const addresses = keys.filter((key) => key.token_address === NATIVE).map((key) => key.address);
+    const sums = await this.repository.balancesAt(this.chain, addresses, at.number);
+    return new Map(keys.map((key) => [holdingKey(key), (sums.get(key.address) ?? 0n).toString()]));
+  }
+
+  discoverTokens(): Promise<Map<string, TokenInput | undefined>> {
+    return Promise.resolve(new Map<string, TokenInput | undefined>());
+  }
+
+  rewind(ancestor: BlockHeader): Promise<Pick<SourceReading, 'write' | 'committed'>> {
+    return Promise.resolve({
+      write: (tx) => this.repository.rewind(tx, this.chain, ancestor.number),
+      // Memory follows the database: the next reading reloads the outputs.
+      committed: () => {
+        this.stale = true;
+      },
+    });
+  }
+
+  private async readPath(): Promise<BlockReadPath> {
+    if (this.stale) await this.reload();
+    this.path ??= await choosePath(this.rpc, await this.rpc.call<string>('getbestblockhash'));
+    return this.path;
+  }
+
+  /**
+   * Each followed address's output script. On bitcoincash a legacy address and its CashAddr twin
+   * have one script: when both are followed, transfers are recorded for the legacy form (reads by
+   * either form find them, contract §3).
+   */
+  private followScripts(followed: ReadonlySet<string>): void {
+    const scripts = new Map<string, string>();
+    for (const address of [...followed].sort()) {
+      const script = outputScriptOf(this.chain, address);
+      if (script === undefined) continue;
+      const taken = scripts.get(script);
+      if (taken === undefined || (taken.startsWith('bitcoincash:') && !address.startsWith('bitcoincash:'))) {
+        scripts.set(script, address);
+      }
+    }
+    this.scripts = scripts;
+    this.scriptsOf = followed.size;
+  }
+
+  private keep(output: TrackedOutput): void {
+    this.unspent.set(outpointKey(output.txid, output.vout), output);
+    this.balance.set(output.address, (this.balance.get(output.address) ?? 0n) + output.value);
+  }
+
+  private apply(changes: OutputChanges): void {
+    for (const output of changes.created.values()) if (output.spentBlock === undefined) this.keep(output);
+    for (const [key, output] of changes.spent) {
+      this.unspent.delete(key);
+      this.balance.set(output.address, (this.balance.get(output.address) ?? 0n) - output.value);
+    }
+  }
+
+  /**
+   * The transfers of `blocks` for the addresses of `scripts`, in order; `changes` collects the
+   * tracked outputs they create and spend. `lookup` finds a tracked output the reading did not create.
+   */
+  private async transfersOf(
+    blocks: readonly UtxoBlock[],
+    scripts: ReadonlyMap<string, string>,
+    changes: OutputChanges,
+    lookup: (key: string) => TrackedOutput | undefined,
+  ): Promise<ObservedTransfer[]> {
+    const pending: {
+      block: UtxoBlock;
+      tx: UtxoTransaction;
+      senders: Map<string, Spent>;
+      received: Map<string, bigint>;
+    }[] = [];
+    for (const block of blocks) {
+      for (const tx of block.transactions) {
+        const senders = new Map<string, Spent>();
+        for (const [index, input] of tx.inputs.entries()) {
+          const key = outpointKey(input.txid, input.vout);
+          const created = changes.created.get(key);
+          const kept = created === undefined && !changes.spent.has(key) ? lookup(key) : undefined;
+          const output = created?.spentBlock === undefined ? (created ?? kept) : undefined;
+          if (output === undefined) continue;
+          const spent = { ...output, spentBlock: block.height, spentTxid: tx.txid };
+          if (created !== undefined) changes.created.set(key, spent);
+          else changes.spent.set(key, spent);
+          const before = senders.get(output.address);
+          senders.set(output.address, { value: (before?.value ?? 0n) + output.value, input: before?.input ?? index });
+        }
+        const received = new Map<string, bigint>();
+        for (const output of tx.outputs) {
+          const address = trackedBy(scripts, this.chain, output.script);
+          if (address === undefined) continue;
+          changes.created.set(outpointKey(tx.txid, output.n), {
+            txid: tx.txid,
+            vout: output.n,
+            address,
+            value: output.value,
+            block: block.height,
+          });
+          received.set(address, (received.get(address) ?? 0n) + output.value);
+        }
+        if (senders.size > 0 || received.size > 0) pending.push({ block, tx, senders, received });
+      }
+    }
+    const firstSenders = await this.firstInputAddresses(
+      pending.filter((entry) => entry.senders.size === 0 && !entry.tx.coinbase).map((entry) => entry.tx),
+    );
+    return pending.flatMap(({ block, tx, senders, received }) =>
+      this.transactionTransfers(block, tx, senders, received, scripts, firstSenders.get(tx.txid)),
+    );
+  }
+
+  private transactionTransfers(
+    block: UtxoBlock,
+    tx: UtxoTransaction,
+    senders: ReadonlyMap<string, Spent>,
+    received: ReadonlyMap<string, bigint>,
+    scripts: ReadonlyMap<string, string>,
+    firstSender: string | undefined,
+  ): ObservedTransfer[] {
+    const record = (id: string, from: string, to: string, value: bigint): ObservedTransfer => ({
+      id: `${this.chain}:${tx.txid}:${id}`,
+      chain: this.chain,
+      token_address: NATIVE,
+      from_address: from,
+      to_address: to,
+      value: value.toString(),
+      tx_hash: tx.txid,
+      block_number: block.height.toString(),
+      block_hash: block.hash,
+      block_time: block.time,
+    });
+    let from: string | undefined;
+    if (tx.coinbase) from = NATIVE;
+    else if (senders.size > 0) from = largest(senders);
+    else from = firstSender;
+    const transfers: ObservedTransfer[] = [];
+    const named = new Set<string>();
+    for (const output of tx.outputs) {
+      const to = trackedBy(scripts, this.chain, output.script) ?? addressOfScript(this.chain, output.script);
+      if (to === undefined || output.value === 0n || senders.has(to)) continue;
+      // Only transfers with a tracked end are recorded.
+      if (senders.size === 0 && !received.has(to)) continue;
+      if (from === undefined) continue;
+      transfers.push(record(String(output.n), from, to, output.value));
+      named.add(from);
+    }
+    // A tracked sender no transfer names: one transfer of its own (what it spent less what came back).
+    const firstRecipient = transfers[0]?.to_address;
+    for (const [sender, spent] of senders) {
+      if (named.has(sender)) continue;
+      const net = spent.value - (received.get(sender) ?? 0n);
+      transfers.push(record(`in${spent.input}`, sender, firstRecipient ?? sender, net > 0n ? net : 0n));
+    }
+    return transfers;
+  }
+
+  /**
+   * For transactions that pay a tracked address and spend no tracked output: the address of their
+   * first input that has one, read from the transactions those inputs spend (one batch).
+   */
+  private async firstInputAddresses(transactions: readonly UtxoTransaction[]): Promise<Map<string, string>> {
+    const found = new Map<string, string>();
+    let remaining = transactions.filter((tx) => tx.inputs.length > 0);
+    for (let index = 0; remaining.length > 0; index++) {
+      const asked = remaining.filter((tx) => index < tx.inputs.length);
+      if (asked.length === 0) break;
+      const previous = [...new Set(asked.map((tx) => tx.inputs[index]!.txid))];
+      const answers = await this.rpc.batch<{ vout?: { n: number; scriptPubKey?: { hex?: string } }[] }>(
+        previous.map((txid) => ({ method: 'getrawtransaction', params: [txid, true] })),
+      );
+      const byTxid = new Map(previous.map((txid, i) => [txid, answers[i]]));
+      for (const tx of asked) {
+        const input = tx.inputs[index]!;
+        const script = byTxid.get(input.txid)?.vout?.find((output) => output.n === input.vout)?.scriptPubKey?.hex;
+        const address = script === undefined ? undefined : addressOfScript(this.chain, script.toLowerCase());
+        if (address !== undefined) found.set(tx.txid, address);
+      }
+      remaining = asked.filter((tx) => !found.has(tx.txid));
+    }
+    return found;
+  }
+
+  /** The unspent outputs paid to `scripts` as of block `at` (see takeIn). */
+  private async unspentAt(scripts: ReadonlyMap<string, string>, at: bigint): Promise<TrackedOutput[]> {
+    if (scripts.size === 0) return [];
+    let scan: {
+      height: number;
+      unspents: { txid: string; vout: number; scriptPubKey: string; amount: string | number; height: number }[];
+    };
+    try {
+      scan = await this.rpc.call('scantxoutset', ['start', [...scripts.keys()].map((script) => `raw(${script})`)]);
+    } catch (error) {
+      if (error instanceof BitcoinRpcError && error.code === METHOD_NOT_FOUND) return [];
+      throw error;
+    }
+    const outputs: TrackedOutput[] = [];
+    for (const entry of scan.unspents) {
+      const address = scripts.get(entry.scriptPubKey.toLowerCase());
+      if (address === undefined || BigInt(entry.height) > at) continue;
+      outputs.push({
+        txid: entry.txid,
+        vout: entry.vout,
+        address,
+        value: satoshis(entry.amount),
+        block: BigInt(entry.height),
+      });
+    }
+    const scanned = BigInt(scan.height);
+    if (scanned > at) outputs.push(...(await this.spentAbove(scripts, at, scanned)));
+    return outputs;
+  }
+
+  /** Outputs paid to `scripts` at or below `at` and spent in blocks `at`+1..`to`: unspent as of `at`. */
+  private async spentAbove(scripts: ReadonlyMap<string, string>, at: bigint, to: bigint): Promise<TrackedOutput[]> {
+    const blocks = await readBlocks(this.rpc, at + 1n, to, await this.readPath());
+    const inputs = blocks.flatMap((block) => block.transactions.flatMap((tx) => tx.inputs));
+    const spentThere = new Set(inputs.map((input) => outpointKey(input.txid, input.vout)));
+    const previous = [...new Set(inputs.map((input) => input.txid))];
+    const answers = await this.rpc.batch<{
+      blockhash?: string;
+      vout?: { n: number; value: number | string; scriptPubKey?: { hex?: string } }[];
+    }>(previous.map((txid) => ({ method: 'getrawtransaction', params: [txid, true] })));
+    const candidates: { txid: string; vout: number; address: string; value: bigint; blockhash: string }[] = [];
+    previous.forEach((txid, index) => {
+      const answer = answers[index];
+      for (const output of answer?.vout ?? []) {
+        const address = scripts.get(output.scriptPubKey?.hex?.toLowerCase() ?? '');
+        if (address === undefined || answer?.blockhash === undefined) continue;
+        if (!spentThere.has(outpointKey(txid, output.n))) continue;
+        candidates.push({ txid, vout: output.n, address, value: satoshis(output.value), blockhash: answer.blockhash });
+      }
+    });
+    if (candidates.length === 0) return [];
+    const headers = await this.rpc.batch<{ height: number }>(
+      candidates.map((candidate) => ({ method: 'getblockheader', params: [candidate.blockhash, true] })),
+    );
+    return candidates
+      .map((candidate, index) => ({ ...candidate, block: BigInt(headers[index]!.height) }))
+      .filter((candidate) => candidate.block <= at)
+      .map(({ txid, vout, address, value, block }) => ({ txid, vout, address, value, block }));
+  }
+}
+
+/** Bitcoin-family addresses: Base58 (legacy, Dogecoin), bech32 (`bc1`) and CashAddr forms. */
+export function utxoAddressShape(chain: ChainId): AddressShape {
+  const prefixes: Record<string, string[]> = {
+    bitcoin: ['1', '3', 'bc1'],
+    bitcoincash: ['1', '3', 'bitcoincash:'],
+    dogecoin: ['D', 'A', '9'],
+  };
+  return {
+    prefixes: prefixes[chain] ?? [],
+    minLength: 25,
+    maxLength: 90,
+    valid: (address) => isAddressOnChain(address, chain),
+  };
+}
+
+/** A pay-to-pubkey script: a 33- or 65-byte key, then OP_CHECKSIG. */
+const PAY_TO_PUBKEY = /^(?:21[0-9a-f]{66}|41[0-9a-f]{130})ac$/;
+
+/**
+ * The followed address an output pays to: by its script, or, for a pay-to-pubkey output (early
+ * coinbases), by the P2PKH script of its key, which is how the address is known.
+ */
+export function trackedBy(scripts: ReadonlyMap<string, string>, chain: ChainId, script: string): string | undefined {
+  const direct = scripts.get(script);
+  if (direct !== undefined || !PAY_TO_PUBKEY.test(script)) return direct;
+  const address = addressOfScript(chain, script);
+  const keyed = address === undefined ? undefined : outputScriptOf(chain, address);
+  return keyed === undefined ? undefined : scripts.get(keyed);
+}
+
+function touchedBy(changes: OutputChanges): Set<string> {
+  const touched = new Set<string>();
+  for (const output of changes.created.values()) touched.add(output.address);
+  for (const output of changes.spent.values()) touched.add(output.address);
+  return touched;
+}
+
+/** What a tracked sender spent in a transaction, and the index of its first input there. */
+interface Spent {
+  value: bigint;
+  input: number;
+}
+
+/** The sender that spent the most; on a tie, the one whose first input comes first. */
+function largest(senders: ReadonlyMap<string, Spent>): string {
+  let best: [string, Spent] | undefined;
+  for (const entry of senders) {
+    if (
+      best === undefined ||
+      entry[1].value > best[1].value ||
+      (entry[1].value === best[1].value && entry[1].input < best[1].input)
+    )
+      best = entry;
+  }
+  return best![0];
+}
+
+function min(a: bigint, b: bigint): bigint {
+  return a < b ? a : b;
+}
