@@ -411,6 +411,8 @@ describe.each(DATABASES)('a Bitcoin-family follower process killed mid-stream, o
       NETWORK_BITCOIN: 'regtest',
       CONFIRMATIONS_BITCOIN: '0',
       FOLLOW_INTERVAL_MS: '50',
+      // The killed process gives nothing up: the survivor resumes once its lease lapses (2 s).
+      FOLLOW_LEASE_SECONDS: '2',
     };
     const victim = startFollowerProcess(db.url, env);
     workers.push(victim);
