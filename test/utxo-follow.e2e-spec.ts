@@ -428,18 +428,7 @@ describe.each(DATABASES)('a Bitcoin-family follower process killed mid-stream, o
     await eventually('the survivor to reach the tip', async () =>
       (await api.sync('bitcoin')).indexed_block === String(await node.tip()) ? true : undefined,
     );
-    const rows: TransactionRow[] = [];
-    let path: string | undefined = `/v2/transactions?chain=bitcoin&address=${on('bitcoin', miner)}&per_page=100`;
-    while (path !== undefined) {
-      const response: { body: unknown; headers: Record<string, string | undefined> } = await t
-        .http()
-        .get(path)
-        .set('X-API-Key', t.keys.alice)
-        .expect(200);
-      rows.push(...(response.body as TransactionRow[]));
-      const next: string | undefined = /<([^>]+)>; rel="next"/.exec(response.headers.link ?? '')?.[1];
-      path = next === undefined ? undefined : next.replace(/^https?:\/\/[^/]+/, '');
-    }
+    const rows = await api.everyTransaction(`chain=bitcoin&address=${on('bitcoin', miner)}`);
     expect(rows.map((row) => row.block_hash).sort()).toEqual([...hashes].sort());
     expect(rows.every((row) => row.from_address === '0')).toBe(true);
     expect(await findDrift(t.app.get(Db))).toEqual([]);
