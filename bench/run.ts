@@ -43,18 +43,16 @@ import Database from 'better-sqlite3';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { Client } from 'pg';
 import { PgCluster, startCluster, stopCluster } from '../test/support/pg-cluster';
+import { ensureDataset } from './dataset/build';
+import { COPY_COLUMNS, COPY_TABLES, DatasetMeta } from './dataset/meta';
 import {
   addDatasetOptions,
   BENCH_ACCOUNTS,
-  COPY_COLUMNS,
-  COPY_TABLES,
-  DatasetMeta,
   datasetOptionsOf,
   DatasetOptions,
   DEFAULT_DATASET,
   defaultDatasetDir,
-  ensureDataset,
-} from './generate';
+} from './dataset/options';
 import { drive, LoadOptions, LoadResult } from './lib/load';
 import { applySettings, parseSetting, reportSettings } from './lib/pg-settings';
 import {
