@@ -5,26 +5,11 @@
 import { base58 } from '@scure/base';
 import { ChainId } from '../../src/core/chains/chain-ids';
 import { TOKENS } from '../../src/database/reference-data';
+import { SHIPPED_USD } from '../../scripts/lib/usd-prices';
 import type { Random } from '../lib/random';
 import { EVM_CHAINS } from './addresses';
 import type { DatasetOutput } from './output';
 import { DAY_MS, SPAN_MS, START } from './year';
-
-/** Round USD prices of the shipped tokens; benchmark tokens get made-up ones. */
-const SHIPPED_USD: Record<string, number> = {
-  aptos: 8.42,
-  binancecoin: 598.3,
-  bitcoin: 67512.25,
-  'bitcoin-cash': 471.9,
-  dogecoin: 0.1597,
-  ethereum: 3781.6,
-  'polygon-ecosystem-token': 0.6789,
-  solana: 166.35,
-  sui: 1.021,
-  tether: 1.0003,
-  'the-open-network': 7.18,
-  'usd-coin': 0.9998,
-};
 
 const PRICE_DAYS = 30;
 const EXTRA_TOKENS = 30;
@@ -52,7 +37,7 @@ export interface Deployments {
   prices: Map<string, number>;
 }
 
-/** The shipped deployments plus EXTRA_TOKENS made-up tokens on EVM chains and Solana, with their prices. */
+/** The shipped deployments plus EXTRA_TOKENS made-up tokens on EVM chains and Solana, with their prices (made up for the made-up ones). */
 export function buildDeployments(random: Random): Deployments {
   const all: Deployment[] = TOKENS.flatMap((token) =>
     token.deployments.map((d) => ({ tokenId: token.id, chain: d.chain, address: d.address, decimals: d.decimals })),
