@@ -69,6 +69,8 @@ export class UtxoSource implements ChainSource {
   private balance = new Map<string, bigint>();
   /** A rewind changed the tracked outputs: memory is reloaded before the next reading. */
   private stale = false;
+  /** Whether the node has `scantxoutset` (Dogecoin Core 1.14 has not); asked when the source is prepared. */
+  private scans = true;
 
   constructor(
     private readonly settings: FollowedChainConfig,
@@ -95,6 +97,13 @@ export class UtxoSource implements ChainSource {
   async prepare(followed: ReadonlySet<string>): Promise<void> {
     this.followScripts(followed);
     await this.reload();
+    try {
+      await this.rpc.call('scantxoutset', ['status']);
+      this.scans = true;
+    } catch (error) {
+      if (!(error instanceof BitcoinRpcError && error.code === METHOD_NOT_FOUND)) throw error;
+      this.scans = false;
+    }
   }
 
   private async reload(): Promise<void> {
@@ -122,6 +131,23 @@ export class UtxoSource implements ChainSource {
     const blocks = await readBlocks(this.rpc, from, to, await this.readPath());
     const changes: OutputChanges = { created: new Map(), spent: new Map() };
     const transfers = await this.transfersOf(blocks, this.scripts, changes, (key) => this.unspent.get(key));
+    return {
+      ...this.outputReading(changes),
+      transfers,
+      headers: blocks.map((block) => ({
+        number: block.height,
+        hash: block.hash,
+        parentHash: block.parentHash,
+        time: block.time,
+      })),
+    };
+  }
+
+  /**
+   * What `changes` do to the tracked outputs, as a reading: the addresses they touch with their
+   * balances after them, the rows to write, and memory to update once committed.
+   */
+  private outputReading(changes: OutputChanges): SourceReading {
     const touched = touchedBy(changes);
     const delta = new Map<string, bigint>();
     for (const output of changes.created.values()) {
@@ -136,15 +162,9 @@ export class UtxoSource implements ChainSource {
       known.set(holdingKey({ address, token_address: NATIVE }), sum.toString());
     }
     return {
-      transfers,
+      transfers: [],
       touched: [...touched].map((address) => ({ address, token_address: NATIVE })),
       known,
-      headers: blocks.map((block) => ({
-        number: block.height,
-        hash: block.hash,
-        parentHash: block.parentHash,
-        time: block.time,
-      })),
       write: (tx) => this.repository.add(tx, this.chain, [...changes.created.values(), ...changes.spent.values()]),
       committed: () => this.apply(changes),
     };
@@ -224,6 +244,11 @@ export class UtxoSource implements ChainSource {
     const blocks = await readBlocks(this.rpc, backfill.nativeNext, to, await this.readPath());
     const changes: OutputChanges = { created: new Map(), spent: new Map() };
     const transfers = await this.transfersOf(blocks, scripts, changes, (key) => found.get(key));
+    if (!this.scans) {
+      // No UTXO set to take the address in from: what the backfill finds is its balance.
+      const reading = this.outputReading(changes);
+      return { reading: { ...reading, transfers }, next };
+    }
     // Outputs the backfill finds were either kept at take-in (unspent then) or spent by then.
     const rows = [...changes.created.values(), ...changes.spent.values()].map((output) =>
       found.has(outpointKey(output.txid, output.vout)) || output.spentBlock !== undefined
