@@ -249,7 +249,7 @@ export class TagsRepository {
   }
 }
 
-class CapExceeded extends Error {
+export class CapExceeded extends Error {
   constructor(readonly overLimit: { address: string; tag_count: number }[]) {
     super('tag cap exceeded');
   }
@@ -269,7 +269,7 @@ export function binaryOrder(a: string, b: string): number {
  * once per address: 23 s for 500 addresses of a 70,000-address account (tagsOf). Unseen, the value
  * is estimated as an average account, and the addresses are looked up: 5 ms.
  */
-function accountKey(accountId: number): SqlFragment {
+export function accountKey(accountId: number): SqlFragment {
   return sql`(SELECT CAST(${accountId} AS BIGINT))`;
 }
 
@@ -282,7 +282,12 @@ function sameAddresses(a: readonly string[], b: readonly string[]): boolean {
  * Removes the tag from those of the addresses that carry it, with the kept aggregates and the
  * history in the same transaction; answers how many did.
  */
-async function removeMembers(tx: Sql, tag: NamedTag, addresses: readonly string[], change: Change): Promise<number> {
+export async function removeMembers(
+  tx: Sql,
+  tag: NamedTag,
+  addresses: readonly string[],
+  change: Change,
+): Promise<number> {
   const { tagId } = tag;
   await lockForMembershipChange(tx, tagId, addresses);
   const removed: string[] = [];
@@ -302,7 +307,7 @@ async function removeMembers(tx: Sql, tag: NamedTag, addresses: readonly string[
 }
 
 /** One history entry per address whose membership of the tag changed. */
-async function recordHistory(
+export async function recordHistory(
   tx: Sql,
   accountId: number,
   tag: string,
@@ -317,7 +322,7 @@ async function recordHistory(
 }
 
 /** Every change to a tag's addresses moves its `updated_at` and revision on. */
-async function membersChanged(tx: Sql, tagId: number, now: string): Promise<void> {
+export async function membersChanged(tx: Sql, tagId: number, now: string): Promise<void> {
   await tx.execute(sql`UPDATE tags SET updated_at = ${now}, revision = revision + 1 WHERE id = ${tagId}`);
 }
 
@@ -362,7 +367,7 @@ async function tagCounts(
  * foreign-key checks of every other request inserting the tag's memberships, and this request
  * then waits for the tag's aggregates row that one of those holds: a deadlock.
  */
-async function createTag(tx: Sql, accountId: number, name: string, now: string): Promise<number> {
+export async function createTag(tx: Sql, accountId: number, name: string, now: string): Promise<number> {
   // Each turn either creates the tag or finds it; it goes round again only if the tag that stood in
   // the way was deleted before it could be read.
   for (;;) {
@@ -381,7 +386,7 @@ async function createTag(tx: Sql, accountId: number, name: string, now: string):
   }
 }
 
-async function insertMemberships(
+export async function insertMemberships(
   tx: Sql,
   tagId: number,
   accountId: number,
