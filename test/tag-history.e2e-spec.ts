@@ -119,12 +119,12 @@ describe.each(DATABASES)('tag history on %s', (kind) => {
     let url: string | undefined = `/v2/tags/hist_paged/history?per_page=3&api_key=${t.keys.alice}`;
     let pages = 0;
     while (url !== undefined) {
-      const response = await t.http().get(url).expect(200);
+      const response: { body: unknown; headers: Record<string, unknown> } = await t.http().get(url).expect(200);
       seen.push(...(response.body as Entry[]).map((entry) => entry.address));
-      const link = (response.headers.link as string | undefined) ?? '';
+      const link: string = (response.headers.link as string | undefined) ?? '';
       if (pages > 0) expect(link).toContain('rel="first"');
       expect(link).not.toContain('rel="last"');
-      const next = /<([^>]+)>; rel="next"/.exec(link)?.[1];
+      const next: string | undefined = /<([^>]+)>; rel="next"/.exec(link)?.[1];
       url = next === undefined ? undefined : new URL(next).pathname + new URL(next).search;
       if (pages === 0) {
         expect(next).toContain('per_page=3');

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { applyMembersPart, readMembersPart } from '../../database/aggregates';
 import { Db, Sql } from '../../database/db.service';
-import { columnTypes, forUpdate } from '../../database/dialect';
-import { chunks, raw, rows, sql } from '../../database/sql';
+import { analyze, columnTypes, forUpdate, textRows } from '../../database/dialect';
+import { chunks, prepared, raw, sql } from '../../database/sql';
 import { UNTAGGED } from '../../core/tags/tag-rules';
 import type { TagPair } from './portability/tag-files';
 import {
@@ -11,9 +11,7 @@ import {
   CapExceeded,
   Change,
   createTag,
-  insertMemberships,
   membersChanged,
-  recordHistory,
   removeMembers,
 } from './tags.repository';
 
@@ -41,6 +39,8 @@ export interface ExportedAddress {
 const EXPORT_PAGE = 1000;
 /** Addresses an import adds to or removes from one tag per step: one slice held in memory at a time. */
 const IMPORT_SLICE = 5000;
+/** Pairs staged per statement: two values each, so at most 5,000 bound values (see ROWS_PER_STATEMENT). */
+const STAGED_PER_STATEMENT = 2500;
 /** Problems of the cap a refusal names at most. */
 const MAX_DETAILS = 100;
 
@@ -52,9 +52,10 @@ class DryRun extends Error {
 }
 
 /**
- * Export and import of an account's tags. An import changes membership through the functions a
- * POST and a DELETE use (tags.repository.ts): the same cap lock, the same kept aggregates
- * (readMembersPart / applyMembersPart), the same history, in one transaction for the whole file.
+ * Export and import of an account's tags. An import changes membership as a POST and a DELETE do
+ * (tags.repository.ts), in one transaction for the whole file: the same cap lock on the tracked
+ * rows, the same kept aggregates (readMembersPart / applyMembersPart), a DELETE's own removal, and
+ * history entries for every address added or removed.
  */
 @Injectable()
 export class TagPortabilityRepository {
@@ -68,21 +69,24 @@ export class TagPortabilityRepository {
   async *exportPages(accountId: number): AsyncGenerator<ExportedAddress[]> {
     let after = '';
     for (;;) {
-      const found = await this.db.query<{ address: string; name: string | null }>(
-        sql`SELECT tr.address, t.name
-            FROM (SELECT address FROM tracked_addresses WHERE account_id = ${accountId} AND address > ${after}
-                  ORDER BY address LIMIT ${EXPORT_PAGE}) tr
-            LEFT JOIN address_tags a ON a.account_id = ${accountKey(accountId)} AND a.address = tr.address
-            LEFT JOIN tags t ON t.id = a.tag_id
-            ORDER BY tr.address`,
+      const tracked = await this.db.query<{ address: string }>(
+        prepared(
+          sql`SELECT address FROM tracked_addresses WHERE account_id = ${accountId} AND address > ${after}
+              ORDER BY address LIMIT ${EXPORT_PAGE}`,
+        ),
       );
-      if (found.length === 0) return;
-      const page: ExportedAddress[] = [];
-      for (const row of found) {
-        let last = page[page.length - 1];
-        if (last?.address !== row.address) page.push((last = { address: row.address, tags: [] }));
-        if (row.name !== null) last.tags.push(row.name);
-      }
+      if (tracked.length === 0) return;
+      const page = tracked.map((row): ExportedAddress => ({ address: row.address, tags: [] }));
+      const byAddress = new Map(page.map((entry) => [entry.address, entry.tags]));
+      // The page's tags are one range of the (account_id, address) index, read in one pass.
+      const tagged = await this.db.query<{ address: string; name: string }>(
+        prepared(
+          sql`SELECT a.address, t.name FROM address_tags a JOIN tags t ON t.id = a.tag_id
+              WHERE a.account_id = ${accountId} AND a.address >= ${page[0]!.address}
+              AND a.address <= ${page[page.length - 1]!.address}`,
+        ),
+      );
+      for (const row of tagged) byAddress.get(row.address)?.push(row.name);
       for (const entry of page) entry.tags.sort(binaryOrder);
       yield page;
       after = page[page.length - 1]!.address;
@@ -136,14 +140,24 @@ async function importInto(
     sql`CREATE TEMP TABLE import_pairs (address ${raw(types.text)} NOT NULL, tag ${raw(types.text)} NOT NULL,
         PRIMARY KEY (tag, address))`,
   );
+  const stage = (chunk: readonly TagPair[]) =>
+    tx.execute(
+      sql`INSERT INTO import_pairs (address, tag)
+          ${textRows(tx.dialect, [chunk.map((pair) => pair.address), chunk.map((pair) => pair.tag)])}
+          ON CONFLICT DO NOTHING`,
+    );
+  let pending: TagPair[] = [];
   for await (const batch of pairs()) {
-    for (const chunk of chunks(batch)) {
-      await tx.execute(
-        sql`INSERT INTO import_pairs (address, tag) VALUES ${rows(chunk.map((pair) => [pair.address, pair.tag]))}
-            ON CONFLICT DO NOTHING`,
-      );
-    }
+    pending.push(...batch);
+    if (pending.length < STAGED_PER_STATEMENT) continue;
+    const whole = pending.length - (pending.length % STAGED_PER_STATEMENT);
+    for (const chunk of chunks(pending.slice(0, whole), STAGED_PER_STATEMENT)) await stage(chunk);
+    pending = pending.slice(whole);
   }
+  if (pending.length > 0) await stage(pending);
+  // PostgreSQL keeps no statistics of a temporary table by itself; the statements below are planned from these.
+  const statistics = analyze(tx.dialect, 'import_pairs');
+  if (statistics !== undefined) await tx.execute(statistics);
   const [staged] = await tx.query<{ addresses: number | string; tagged: number | string; untagged: number | string }>(
     sql`SELECT COUNT(DISTINCT address) AS addresses,
           COALESCE(SUM(CASE WHEN tag <> ${UNTAGGED} THEN 1 ELSE 0 END), 0) AS tagged,
@@ -214,8 +228,20 @@ async function importInto(
       if (slice.length === 0) break;
       // As a POST: what the addresses bring to the tag is counted before they are members.
       await applyMembersPart(tx, tag.id, await readMembersPart(tx, tag.id, slice), 1);
-      await insertMemberships(tx, tag.id, accountId, slice, change.now);
-      await recordHistory(tx, accountId, tag.name, slice, 'added', change);
+      // The slice is the file's addresses of the tag from its first to its last that are not members
+      // (nobody can make them members meanwhile: their tracked rows are locked), written from the
+      // staged table in one statement each rather than bound value by value.
+      const fresh = sql`FROM import_pairs p WHERE p.tag = ${tag.name} AND p.address >= ${slice[0]}
+        AND p.address <= ${slice[slice.length - 1]}
+        AND NOT EXISTS (SELECT 1 FROM address_tags a WHERE a.tag_id = ${tag.id} AND a.address = p.address)`;
+      await tx.execute(
+        sql`INSERT INTO tag_history (account_id, tag, address, action, key_prefix, at)
+            SELECT ${account}, ${tag.name}, p.address, 'added', ${change.key}, ${now} ${fresh} ORDER BY p.address`,
+      );
+      await tx.execute(
+        sql`INSERT INTO address_tags (tag_id, account_id, address, created_at)
+            SELECT CAST(${tag.id} AS ${raw(types.bigint)}), ${account}, p.address, ${now} ${fresh} ORDER BY p.address`,
+      );
       added += slice.length;
       changed = true;
       after = slice[slice.length - 1]!;

@@ -307,7 +307,7 @@ export async function removeMembers(
 }
 
 /** One history entry per address whose membership of the tag changed. */
-export async function recordHistory(
+async function recordHistory(
   tx: Sql,
   accountId: number,
   tag: string,
@@ -386,7 +386,7 @@ export async function createTag(tx: Sql, accountId: number, name: string, now: s
   }
 }
 
-export async function insertMemberships(
+async function insertMemberships(
   tx: Sql,
   tagId: number,
   accountId: number,
