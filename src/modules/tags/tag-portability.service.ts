@@ -199,7 +199,7 @@ async function* spooledPairs(path: string): AsyncGenerator<TagPair[]> {
 }
 
 /** The input, failing with 413 PAYLOAD_TOO_LARGE as soon as it passes `maxBytes`. */
-async function* limitBytes(input: ByteSource, maxBytes: number): AsyncGenerator<Buffer | string> {
+export async function* limitBytes(input: ByteSource, maxBytes: number): AsyncGenerator<Buffer | string> {
   let total = 0;
   for await (const chunk of input) {
     total += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
