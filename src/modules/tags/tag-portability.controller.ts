@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Post, Query, Req, StreamableFile } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Readable } from 'node:stream';
 import { ApiError } from '../../core/errors';
@@ -34,7 +34,6 @@ export class TagPortabilityController {
       '`Accept: text/csv`, CSV with the header `address,tag` and a row per (address, tag). `POST /v2/import/tags` ' +
       'takes either back.',
   })
-  @ApiProduces(NDJSON, CSV)
   @ApiOkResponse({
     description: 'The export.',
     content: {
