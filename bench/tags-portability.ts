@@ -10,23 +10,41 @@
  * 5. Correctness: the export holds every address, and `stats verify` finds the kept aggregates
  *    exact.
  *
- * Prints the figures against the targets (import ≤ 60 s, export ≤ 20 s, RSS growth ≤ 100 MiB)
- * and writes bench/results/tags-portability-latest.json.
+ * Prints the figures against the targets (import ≤ 60 s, export ≤ 20 s, RSS growth ≤ 100 MiB),
+ * the CPU time the service and PostgreSQL spent on each (on a busy host, the wall time is theirs
+ * plus the time spent waiting for a CPU), and writes bench/results/tags-portability-latest.json.
  *
  *   npm run bench:tags [-- --pairs 1000000] [--tags-per-address 2] [--tag-names 20] [--seed S]
  *
  * Nothing here runs in `npm test`.
  */
-import { createReadStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync, createWriteStream } from 'node:fs';
+import {
+  createReadStream,
+  createWriteStream,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { once } from 'node:events';
 import { request } from 'node:http';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Command } from 'commander';
 import { randomBytes, createHash } from 'node:crypto';
 import { startCluster, stopCluster } from '../test/support/pg-cluster';
-import { buildService, memoryOf, ROOT, Server, startService, statsVerify } from './lib/processes';
+import {
+  buildService,
+  memoryOf,
+  processTreeCpuSeconds,
+  ROOT,
+  Server,
+  startService,
+  statsVerify,
+} from './lib/processes';
 import { benchLog, Cleanups, runBench } from './lib/lifecycle';
 import { parseCommandLine, wholeNumber } from './lib/options';
 
@@ -80,12 +98,22 @@ async function main(): Promise<void> {
   });
   cleanups.push(() => service.stop());
 
+  const postmaster = Number(readFileSync(join(cluster.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  /** CPU seconds of the service and of PostgreSQL (server and backends) so far. */
+  const cpu = () => ({ service: service.cpuSeconds(), postgres: processTreeCpuSeconds(postmaster) });
   const baseline = service.memory().rssMb;
   log(`service RSS at rest: ${baseline.toFixed(1)} MiB; importing`);
+  const cpuBeforeImport = cpu();
   const imported = await sampled(service, () => importFile(service.port, key, file));
+  const cpuAfterImport = cpu();
   log(`import: ${imported.seconds.toFixed(1)} s, answer ${JSON.stringify(imported.value)}`);
   const restAfterImport = service.memory().rssMb;
   const exported = await sampled(service, () => exportAll(service.port, key));
+  const cpuAfterExport = cpu();
+  const spent = (from: { service: number; postgres: number }, to: { service: number; postgres: number }) => ({
+    service: to.service - from.service,
+    postgres: to.postgres - from.postgres,
+  });
   log(`export: ${exported.seconds.toFixed(1)} s, ${exported.value.lines} lines, ${exported.value.bytes} bytes`);
 
   const verify = statsVerify(cli, cluster.url);
@@ -97,15 +125,19 @@ async function main(): Promise<void> {
       seconds: imported.seconds,
       pairsPerSecond: Math.round(pairs / imported.seconds),
       rssGrowthMb: imported.peakRssMb - baseline,
+      cpuSeconds: spent(cpuBeforeImport, cpuAfterImport),
       answer: imported.value,
     },
     export: {
       seconds: exported.seconds,
       pairsPerSecond: Math.round(pairs / exported.seconds),
       rssGrowthMb: exported.peakRssMb - restAfterImport,
+      cpuSeconds: spent(cpuAfterImport, cpuAfterExport),
       lines: exported.value.lines,
     },
     baselineRssMb: baseline,
+    loadAverage: loadavg(),
+    mallocArenaMax: process.env.MALLOC_ARENA_MAX ?? null,
     aggregatesExact: verify.exact,
   };
   mkdirSync(RESULTS_DIR, { recursive: true });
@@ -140,6 +172,11 @@ async function main(): Promise<void> {
         `≤ ${TARGETS.rssGrowthMb} MiB`,
         results.export.rssGrowthMb <= TARGETS.rssGrowthMb,
       ),
+      `CPU during import: service ${results.import.cpuSeconds.service.toFixed(1)} s, PostgreSQL ${results.import.cpuSeconds.postgres.toFixed(1)} s; ` +
+        `during export: service ${results.export.cpuSeconds.service.toFixed(1)} s, PostgreSQL ${results.export.cpuSeconds.postgres.toFixed(1)} s`,
+      `load average at the end: ${loadavg()
+        .map((value) => value.toFixed(1))
+        .join(' ')} on ${cpus().length} CPUs`,
       row('export lines', String(exported.value.lines), String(addresses), exported.value.lines === addresses),
       row('stats verify', verify.exact ? 'exact' : 'DRIFT', 'exact', verify.exact),
       '',
