@@ -41,8 +41,8 @@ const EXPORT_PAGE = 1000;
 const IMPORT_SLICE = 5000;
 /** Pairs staged per statement: two values each, so at most 5,000 bound values (see ROWS_PER_STATEMENT). */
 const STAGED_PER_STATEMENT = 2500;
-/** Problems of the cap a refusal names at most. */
-const MAX_DETAILS = 100;
+/** Addresses over the cap a refusal names at most. */
+export const MAX_CAP_DETAILS = 100;
 
 /** Rolls the import's transaction back once everything is counted. */
 class DryRun extends Error {
@@ -207,7 +207,7 @@ async function importInto(
             SELECT 1 FROM tags t JOIN address_tags a ON a.tag_id = t.id
             WHERE t.account_id = ${accountId} AND t.name = p.tag AND a.address = p.address)
           GROUP BY p.address) c
-        WHERE current_count + adding > ${cap} ORDER BY address LIMIT ${MAX_DETAILS}`,
+        WHERE current_count + adding > ${cap} ORDER BY address LIMIT ${MAX_CAP_DETAILS}`,
   );
   if (overLimit.length > 0) {
     throw new CapExceeded(overLimit.map((row) => ({ address: row.address, tag_count: Number(row.tag_count) })));

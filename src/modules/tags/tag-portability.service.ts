@@ -19,7 +19,7 @@ import {
   TagFileFormat,
   TagPair,
 } from './portability/tag-files';
-import { ImportCounts, ImportMode, TagPortabilityRepository } from './tag-portability.repository';
+import { ImportCounts, ImportMode, MAX_CAP_DETAILS, TagPortabilityRepository } from './tag-portability.repository';
 
 /** The export's two formats. */
 export type ExportFormat = 'ndjson' | 'csv';
@@ -88,7 +88,7 @@ export class TagPortabilityService {
       if (!outcome.ok) {
         throw new ApiError(
           'TAG_LIMIT_EXCEEDED',
-          `An address can carry at most ${MAX_TAGS_PER_ADDRESS} tags; with this file ${outcome.overLimit.length === MAX_BAD_LINES ? 'at least ' : ''}${outcome.overLimit.length} would carry more. Nothing was changed.`,
+          `An address can carry at most ${MAX_TAGS_PER_ADDRESS} tags; with this file ${outcome.overLimit.length === MAX_CAP_DETAILS ? 'at least ' : ''}${outcome.overLimit.length} would carry more. Nothing was changed.`,
           outcome.overLimit,
         );
       }
