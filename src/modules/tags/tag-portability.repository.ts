@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { applyMembersPart, readMembersPart } from '../../database/aggregates';
 import { Db, Sql } from '../../database/db.service';
 import { analyze, columnTypes, forUpdate, textRows } from '../../database/dialect';
-import { chunks, prepared, raw, sql } from '../../database/sql';
+import { chunks, prepared, raw, sql, SqlFragment } from '../../database/sql';
 import { UNTAGGED } from '../../core/tags/tag-rules';
 import type { TagPair } from './portability/tag-files';
 import {
@@ -215,17 +215,15 @@ async function importInto(
 
   let added = 0;
   for (const tag of [...fileTags].sort((a, b) => a.id - b.id)) {
-    let after = '';
+    const slices = addressSlices(
+      tx,
+      (after) =>
+        sql`SELECT p.address FROM import_pairs p WHERE p.tag = ${tag.name} AND p.address > ${after}
+            AND NOT EXISTS (SELECT 1 FROM address_tags a WHERE a.tag_id = ${tag.id} AND a.address = p.address)
+            ORDER BY p.address LIMIT ${IMPORT_SLICE}`,
+    );
     let changed = false;
-    for (;;) {
-      const slice = (
-        await tx.query<{ address: string }>(
-          sql`SELECT p.address FROM import_pairs p WHERE p.tag = ${tag.name} AND p.address > ${after}
-              AND NOT EXISTS (SELECT 1 FROM address_tags a WHERE a.tag_id = ${tag.id} AND a.address = p.address)
-              ORDER BY p.address LIMIT ${IMPORT_SLICE}`,
-        )
-      ).map((row) => row.address);
-      if (slice.length === 0) break;
+    for await (const slice of slices) {
       // As a POST: what the addresses bring to the tag is counted before they are members.
       await applyMembersPart(tx, tag.id, await readMembersPart(tx, tag.id, slice), 1);
       // The slice is the file's addresses of the tag from its first to its last that are not members
@@ -244,7 +242,6 @@ async function importInto(
       );
       added += slice.length;
       changed = true;
-      after = slice[slice.length - 1]!;
     }
     if (changed) await membersChanged(tx, tag.id, change.now);
   }
@@ -275,19 +272,14 @@ async function removeWhatTheFileLacks(tx: Sql, accountId: number, change: Change
   );
   for (const row of tags) {
     const tag = { accountId, tagId: Number(row.id), name: row.name };
-    let after = '';
-    for (;;) {
-      const slice = (
-        await tx.query<{ address: string }>(
-          sql`SELECT a.address FROM address_tags a WHERE a.tag_id = ${tag.tagId} AND a.address > ${after}
-              AND NOT EXISTS (SELECT 1 FROM import_pairs p WHERE p.tag = ${tag.name} AND p.address = a.address)
-              ORDER BY a.address LIMIT ${IMPORT_SLICE}`,
-        )
-      ).map((found) => found.address);
-      if (slice.length === 0) break;
-      removed += await removeMembers(tx, tag, slice, change);
-      after = slice[slice.length - 1]!;
-    }
+    const slices = addressSlices(
+      tx,
+      (after) =>
+        sql`SELECT a.address FROM address_tags a WHERE a.tag_id = ${tag.tagId} AND a.address > ${after}
+            AND NOT EXISTS (SELECT 1 FROM import_pairs p WHERE p.tag = ${tag.name} AND p.address = a.address)
+            ORDER BY a.address LIMIT ${IMPORT_SLICE}`,
+    );
+    for await (const slice of slices) removed += await removeMembers(tx, tag, slice, change);
   }
   await tx.execute(
     sql`DELETE FROM tracked_addresses WHERE account_id = ${accountId}
@@ -296,4 +288,18 @@ async function removeWhatTheFileLacks(tx: Sql, accountId: number, change: Change
                         AND a.address = tracked_addresses.address)`,
   );
   return removed;
+}
+
+/**
+ * The addresses a keyset query selects, a slice per statement: `select(after)` answers, in address
+ * order, the (at most IMPORT_SLICE) addresses after `after` that are still to do.
+ */
+async function* addressSlices(tx: Sql, select: (after: string) => SqlFragment): AsyncGenerator<string[]> {
+  let after = '';
+  for (;;) {
+    const slice = (await tx.query<{ address: string }>(select(after))).map((row) => row.address);
+    if (slice.length === 0) return;
+    yield slice;
+    after = slice[slice.length - 1]!;
+  }
 }
