@@ -1,6 +1,5 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional } from 'class-validator';
-import { AddressFilter, IsInstant, OptionalString } from '../../../http/validation/query-params';
+import { ApiProperty } from '@nestjs/swagger';
+import { AddressFilter, AfterCursor, SinceFilter } from '../../../http/validation/query-params';
 import { PerPageQueryDto } from '../../../http/validation/query.dto';
 import type { HistoryRow } from '../tags.repository';
 
@@ -9,19 +8,10 @@ export class TagHistoryQueryDto extends PerPageQueryDto {
   @AddressFilter('Only changes to this address (any accepted spelling).')
   address?: string;
 
-  @ApiPropertyOptional({
-    description: 'Only changes strictly after this instant: YYYY-MM-DDTHH:MM:SSZ, milliseconds allowed.',
-    example: '2026-11-01T00:00:00Z',
-  })
-  @IsOptional()
-  @IsInstant()
+  @SinceFilter('Only changes', '2026-11-01T00:00:00Z')
   since?: string;
 
-  @OptionalString({
-    description:
-      'Opaque cursor: the page after the one that handed it out. Take it from the `next` link rather than building it.',
-    example: 'WyIyMDI2LTExLTAxVDEyOjAwOjAwLjAwMFoiLCI0MiJd.0123456789abcdefABCDEF',
-  })
+  @AfterCursor('WyIyMDI2LTExLTAxVDEyOjAwOjAwLjAwMFoiLCI0MiJd.0123456789abcdefABCDEF')
   after?: string;
 }
 
