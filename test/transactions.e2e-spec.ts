@@ -3,7 +3,7 @@ import { Db } from '../src/database/db.service';
 import { sql, SqlFragment } from '../src/database/sql';
 import { IngestService } from '../src/modules/ingest/ingest.service';
 import { TransactionsRepository } from '../src/modules/transactions/transactions.repository';
-import { encodeCursor } from '../src/modules/transactions/cursor';
+import { encodeCursor } from '../src/http/paging/cursor';
 import {
   bitcoinLegacyAddress,
   compareBinary,
@@ -310,7 +310,7 @@ describe.each(DATABASES)('GET /v2/transactions on %s', (kind) => {
       const cursor = new URL(parseLinks(first.headers.link).next!).searchParams.get('after')!;
       const [payload, mac] = cursor.split('.') as [string, string];
       const forgedPayload = Buffer.from(JSON.stringify(['2099-01-01T00:00:00.000Z', 'zzz'])).toString('base64url');
-      const foreign = encodeCursor({ blockTime: '2024-05-01T12:05:00.000Z', id: 'tie-a' }, randomBytes(32));
+      const foreign = encodeCursor({ time: '2024-05-01T12:05:00.000Z', id: 'tie-a' }, randomBytes(32));
       for (const after of [
         `${forgedPayload}.${mac}`,
         `${payload}.${mac.slice(0, -2)}AA`,
