@@ -1,6 +1,7 @@
-// One jest run covers both levels: `unit` (pure and service tests beside the code) and `e2e`
-// (HTTP tests in test/, each suite run on SQLite and on the throwaway PostgreSQL that
-// test/support/global-setup.ts starts).
+// `npm test` covers two levels: `unit` (pure and service tests beside the code) and `e2e` (HTTP
+// tests in test/, each suite run on SQLite and on the throwaway PostgreSQL that
+// test/support/global-setup.ts starts). `npm run test:slow` (CHAINTAGS_TESTS=slow) runs the checks
+// of the production build instead, which .ci/run runs after `npm test`.
 const swc = ['@swc/jest', { swcrc: true }];
 // The address libraries ship as ES modules only; jest loads everything as CommonJS, so they are
 // transformed like our own code.
@@ -10,20 +11,33 @@ const shared = {
   transformIgnorePatterns: [`/node_modules/(?!(${esmPackages.join('|')})/)`],
   testEnvironment: 'node',
   moduleFileExtensions: ['ts', 'js', 'json'],
+  // `nest build` writes dist/, with a copy of package.json that jest would otherwise take for a
+  // second module named chaintags ("Haste module naming collision").
+  modulePathIgnorePatterns: ['<rootDir>/dist/'],
 };
 
 module.exports = {
   // A global option in Jest 30: set inside a project it is ignored. Several e2e suites spawn the CLI
   // as a separate process, which on a busy 2-core machine alone can take seconds.
   testTimeout: 60_000,
-  projects: [
-    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/scripts/**/*.spec.ts'] },
-    {
-      ...shared,
-      displayName: 'e2e',
-      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
-      globalSetup: '<rootDir>/test/support/global-setup.ts',
-      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-    },
-  ],
+  // Two suites at a time: most of a suite's time is spent waiting on databases, nodes and the
+  // processes it starts. Every suite has databases, ports and processes of its own.
+  maxWorkers: 2,
+  projects:
+    process.env.CHAINTAGS_TESTS === 'slow'
+      ? [{ ...shared, displayName: 'slow', testMatch: ['<rootDir>/test/slow/**/*.slow-spec.ts'] }]
+      : [
+          {
+            ...shared,
+            displayName: 'unit',
+            testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/scripts/**/*.spec.ts'],
+          },
+          {
+            ...shared,
+            displayName: 'e2e',
+            testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+            globalSetup: '<rootDir>/test/support/global-setup.ts',
+            globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+          },
+        ],
 };

@@ -17,15 +17,9 @@ import { Command } from 'commander';
 import { Client } from 'pg';
 import { parseAddress } from '../src/core/addresses';
 import { startCluster, stopCluster } from '../test/support/pg-cluster';
-import {
-  addDatasetOptions,
-  COPY_COLUMNS,
-  COPY_TABLES,
-  datasetOptionsOf,
-  DatasetOptions,
-  defaultDatasetDir,
-  ensureDataset,
-} from './generate';
+import { ensureDataset } from './dataset/build';
+import { COPY_COLUMNS, COPY_TABLES } from './dataset/meta';
+import { addDatasetOptions, datasetOptionsOf, DatasetOptions, defaultDatasetDir } from './dataset/options';
 import { parseCommandLine } from './lib/options';
 import { ROOT } from './lib/processes';
 

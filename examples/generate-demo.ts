@@ -19,6 +19,7 @@ import { canonicalAddressOnChain } from '../src/core/addresses';
 import { CHAIN_IDS, ChainId } from '../src/core/chains/chain-ids';
 import { TOKENS } from '../src/database/reference-data';
 import { syntheticTxHash } from '../scripts/lib/tx-hash';
+import { SHIPPED_USD } from '../scripts/lib/usd-prices';
 
 const OUTPUT = join(__dirname, 'demo.ndjson');
 const HOLDERS_PER_CHAIN = 6;
@@ -109,21 +110,7 @@ const BLOCKS: Record<ChainId, { height: number; seconds: number }> = {
 };
 
 /** Demo USD prices (three daily snapshots each); only the latest shows in the API. */
-const USD: Record<string, number> = {
-  aptos: 8.42,
-  binancecoin: 598.3,
-  bitcoin: 67512.25,
-  'bitcoin-cash': 471.9,
-  chainlink: 17.08,
-  dogecoin: 0.1597,
-  ethereum: 3781.6,
-  'polygon-ecosystem-token': 0.6789,
-  solana: 166.35,
-  sui: 1.021,
-  tether: 1.0003,
-  'the-open-network': 7.18,
-  'usd-coin': 0.9998,
-};
+const USD: Record<string, number> = { ...SHIPPED_USD, chainlink: 17.08 };
 
 /** A token the shipped list lacks, defined by the file itself. */
 const EXTRA_TOKEN = {

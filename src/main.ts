@@ -4,7 +4,7 @@ import { stopOnSignals } from './app.shutdown';
 import { ConfigError, parseConfig } from './config/config';
 import { HttpDrain } from './http/shutdown/http-drain';
 
-/** How long requests already received get to be answered after SIGTERM (README, "Running in production"). */
+/** How long requests already received get to be answered after SIGTERM (docs/operations.md, "Running in production"). */
 const DRAIN_TIMEOUT_MS = 10_000;
 
 async function main(): Promise<void> {

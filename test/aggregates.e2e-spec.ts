@@ -12,7 +12,8 @@ import { StatsRepository } from '../src/modules/stats/stats.repository';
 import { StatsService } from '../src/modules/stats/stats.service';
 import { TagsService } from '../src/modules/tags/tags.service';
 import { runCli } from './support/cli';
-import { deployment, evmAddress, ndjson, TestAddress } from './support/factories';
+import { deployment, evmAddress, TestAddress } from './support/factories';
+import { importLines } from './support/fixtures';
 import { DATABASES, startOnFreshDatabase, TestApp } from './support/test-app';
 
 /**
@@ -206,9 +207,9 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
     }
     const accountId = accountIds.get(s.account)!;
     try {
-      if (s.kind === 'assign') await tags.assign(accountId, s.tag, parsed(s.addresses));
-      else if (s.kind === 'remove') await tags.removeFrom(accountId, s.tag, parsed(s.addresses));
-      else await tags.delete(accountId, s.tag);
+      if (s.kind === 'assign') await tags.assign(accountId, s.tag, parsed(s.addresses), 'test_key');
+      else if (s.kind === 'remove') await tags.removeFrom(accountId, s.tag, parsed(s.addresses), 'test_key');
+      else await tags.delete(accountId, s.tag, 'test_key');
     } catch (error) {
       // Removing from or deleting a tag the account does not have: nothing changes.
       if (!(error instanceof ApiError) || error.code !== 'TAG_NOT_FOUND') throw error;
@@ -314,8 +315,8 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
     await reset();
     const crowd = Array.from({ length: 24 }, (_v, index) => evmAddress(`aggregates-rounds-${index}`));
     const alice = accountIds.get('alice')!;
-    await tags.assign(alice, 'alpha_tag', parsed(crowd.slice(0, 10)));
-    await tags.assign(alice, 'beta_tag', parsed(crowd.slice(6, 16)));
+    await tags.assign(alice, 'alpha_tag', parsed(crowd.slice(0, 10)), 'test_key');
+    await tags.assign(alice, 'beta_tag', parsed(crowd.slice(6, 16)), 'test_key');
     const rounds = jest.spyOn(AggregateWrite.prototype, 'round');
     try {
       const report = await sink.write(oneBatch(roundsImport(crowd, 5)), { policy: 'whole-input', changesPerRound: 1 });
@@ -374,7 +375,7 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
       await reset();
       const crowd = Array.from({ length: 40 }, (_v, index) => evmAddress(`aggregates-crowd-${index}`));
       const alice = accountIds.get('alice')!;
-      await tags.assign(alice, 'crowd_tag', parsed(crowd.slice(0, 20)));
+      await tags.assign(alice, 'crowd_tag', parsed(crowd.slice(0, 20)), 'test_key');
       const importOf = (round: number, writer: number): RecordInput[] =>
         crowd.flatMap((holder, index) => [
           {
@@ -404,9 +405,9 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
         await Promise.all([
           sink.write(oneBatch(importOf(round, 0)), { policy: 'whole-input' }),
           sink.write(oneBatch(importOf(round, 1)), { policy: 'per-batch' }),
-          tags.assign(alice, 'crowd_tag', slice(10)),
-          tags.removeFrom(alice, 'crowd_tag', slice(0)),
-          tags.assign(alice, round % 2 === 0 ? 'other_crowd' : 'crowd_tag', slice(20)),
+          tags.assign(alice, 'crowd_tag', slice(10), 'test_key'),
+          tags.removeFrom(alice, 'crowd_tag', slice(0), 'test_key'),
+          tags.assign(alice, round % 2 === 0 ? 'other_crowd' : 'crowd_tag', slice(20), 'test_key'),
         ]);
       }
       expect(await findDrift(db)).toEqual([]);
@@ -420,7 +421,12 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
       await reset();
       const crowd = Array.from({ length: 40 }, (_v, index) => evmAddress(`aggregates-files-${index}`));
       const [left, right] = [crowd.slice(0, 20), crowd.slice(20)];
-      await tags.assign(accountIds.get('alice')!, 'files_tag', parsed(crowd.filter((_a, index) => index % 3 === 0)));
+      await tags.assign(
+        accountIds.get('alice')!,
+        'files_tag',
+        parsed(crowd.filter((_a, index) => index % 3 === 0)),
+        'test_key',
+      );
       // Each file writes one half, then the other: two at once would each hold the half the other
       // needs next (holdings, transactions and address_stats rows) if they were not run in turn.
       const file = (first: TestAddress[], second: TestAddress[]) => [
@@ -467,10 +473,10 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
         const slice = (from: number, length: number) => parsed(crowd.slice(from, from + length));
         const results = await Promise.allSettled([
           // Four requests for a tag none of them finds: they queue on its creation, then on its row.
-          ...[0, 1, 2, 3].map((part) => tags.assign(alice, tag, slice(part * 12, 12))),
+          ...[0, 1, 2, 3].map((part) => tags.assign(alice, tag, slice(part * 12, 12), 'test_key')),
           // Another account's tag over the same addresses: shared locks, no queue.
-          tags.assign(bob, 'beta_tag', slice((round * 11) % 36, 12)),
-          tags.removeFrom(bob, 'beta_tag', slice((round * 7) % 40, 8)).catch((error: unknown) => {
+          tags.assign(bob, 'beta_tag', slice((round * 11) % 36, 12), 'test_key'),
+          tags.removeFrom(bob, 'beta_tag', slice((round * 7) % 40, 8), 'test_key').catch((error: unknown) => {
             if (!(error instanceof ApiError) || error.code !== 'TAG_NOT_FOUND') throw error;
           }),
           sink.write(oneBatch(roundsImport(crowd, 3).slice(round * 100)), {
@@ -490,7 +496,7 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
       const [member, joiner] = [evmAddress('aggregates-member'), evmAddress('aggregates-joiner')];
       const filler = Array.from({ length: 30 }, (_v, index) => evmAddress(`aggregates-filler-${index}`));
       const alice = accountIds.get('alice')!;
-      await tags.assign(alice, 'alpha_tag', parsed([member]));
+      await tags.assign(alice, 'alpha_tag', parsed([member]), 'test_key');
       // A first group of 500 that writes to the tag's member only, then a group that reaches the joiner.
       const records: RecordInput[] = [
         holding(member, TOKENS[1]!, '5'),
@@ -505,7 +511,7 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
       const afterFirstGroup = async () => {
         if (change !== undefined) return;
         // The import holds the member's row now and has gathered the tag's part; the joiner it has not reached.
-        change = tags.assign(alice, 'alpha_tag', parsed([joiner])).finally(() => (settled = true));
+        change = tags.assign(alice, 'alpha_tag', parsed([joiner]), 'test_key').finally(() => (settled = true));
         for (let waited = 0; !settled && waited < 15_000; waited += 20) {
           const [waiting] = await db.query<{ n: number | string }>(
             sql`SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
@@ -531,7 +537,7 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
   it('keep the ndjson import exact too', async () => {
     await reset();
     const [a, b] = [ADDRESSES[0]!, ADDRESSES[1]!];
-    await tags.assign(accountIds.get('alice')!, 'alpha_tag', parsed([a, b]));
+    await tags.assign(accountIds.get('alice')!, 'alpha_tag', parsed([a, b]), 'test_key');
     const line = (balance: string) => ({
       type: 'holding',
       chain: 'ethereum',
@@ -541,7 +547,7 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
       updated_at: TIMES[1],
     });
     for (const lines of [[line('3')], [line('3')], [line('0')]]) {
-      expect((await runCli(t.databaseUrl, ['import', '-'], ndjson(lines))).code).toBe(0);
+      await importLines(t, lines);
       await expectExact();
     }
   }, 120_000);

@@ -59,9 +59,15 @@ describe.each(DATABASES)('a follower process killed mid-stream, on %s', (kind: D
     }
     await anvil.publicClient.waitForTransactionReceipt({ hash: sent.get(second)!.at(-1)! });
 
-    // Slowed down by the proxy, so that the kill lands between two commits of the catch-up.
+    // Slowed down by the proxy, so that the kill lands between two commits of the catch-up. The
+    // killed process gives nothing up: the survivor resumes once its lease lapses (2 s).
     const slow = proxy.misbehave({ kind: 'delay', ms: 150 });
-    const env = { RPC_URL_ETHEREUM: proxy.url, CONFIRMATIONS_ETHEREUM: '0', FOLLOW_INTERVAL_MS: '50' };
+    const env = {
+      RPC_URL_ETHEREUM: proxy.url,
+      CONFIRMATIONS_ETHEREUM: '0',
+      FOLLOW_INTERVAL_MS: '50',
+      FOLLOW_LEASE_SECONDS: '2',
+    };
     const victim = startFollowerProcess(db.url, env);
     workers.push(victim);
     const reached = await eventually(

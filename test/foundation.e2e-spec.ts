@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { AccountsService } from '../src/modules/accounts/accounts.service';
-import { renderBuiltOpenApi, renderOpenApi, OPENAPI_PATH } from '../scripts/openapi';
+import { renderOpenApi, OPENAPI_PATH } from '../scripts/openapi';
 import { CHAIN_IDS } from '../src/core/chains/chain-ids';
+import { parseLinks } from './support/fixtures';
 import { DATABASES, startOnFreshDatabase, TestApp } from './support/test-app';
 
 describe.each(DATABASES)('foundation on %s', (kind) => {
@@ -347,21 +348,7 @@ describe('openapi.json', () => {
   it('is the document the code generates (run `npm run openapi` after changing a route or DTO)', async () => {
     expect(readFileSync(OPENAPI_PATH, 'utf8')).toBe(await renderOpenApi());
   });
-
-  // `nest build` compiles the whole app with tsc; on a busy machine that takes a while.
-  it('is the document the production build serves (npm run build)', async () => {
-    expect(await renderBuiltOpenApi()).toBe(readFileSync(OPENAPI_PATH, 'utf8'));
-  }, 300_000);
 });
-
-function parseLinks(header: string | undefined): Record<string, string> {
-  const links: Record<string, string> = {};
-  for (const part of (header ?? '').split(',').filter(Boolean)) {
-    const match = /<([^>]+)>;\s*rel="(\w+)"/.exec(part.trim());
-    if (match) links[match[2]!] = match[1]!;
-  }
-  return links;
-}
 
 const WALKER_ADDRESS = '0x52908400098527886e0f7030069857d2e4169ee7';
 

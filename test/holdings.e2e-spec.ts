@@ -1,6 +1,5 @@
 import { ChainId } from '../src/core/chains/chain-ids';
 import { TOKENS } from '../src/database/reference-data';
-import { runCli } from './support/cli';
 import {
   bitcoinLegacyAddress,
   cashAddress,
@@ -11,13 +10,13 @@ import {
   HoldingFixture,
   holdingLine,
   moveAddress,
-  ndjson,
   priceLine,
   segwitAddress,
   solanaAddress,
   TestAddress,
   tonAddress,
 } from './support/factories';
+import { importLines, parseLinks, tagAddresses } from './support/fixtures';
 import { DATABASES, startOnFreshDatabase, TestApp } from './support/test-app';
 
 const HOLDING_FIELDS = [
@@ -133,26 +132,16 @@ describe.each(DATABASES)('GET /v2/token-holdings on %s', (kind) => {
 
   beforeAll(async () => {
     t = await startOnFreshDatabase(kind);
-    const imported = await runCli(t.databaseUrl, ['import', '-'], ndjson([...HOLDINGS.map(holdingLine), ...PRICES]));
-    expect(imported.code).toBe(0);
-    await post(t.keys.alice, 'whales', [a.input, legacy.input]).expect(200);
-    await post(t.keys.alice, '0', [move.input]).expect(200);
-    await post(t.keys.bob, 'whales', [d.input]).expect(200);
-    await post(t.keys.bob, 'bobs_only', [b.input]).expect(200);
+    await importLines(t, [...HOLDINGS.map(holdingLine), ...PRICES]);
+    await tagAddresses(t, t.keys.alice, 'whales', [a.input, legacy.input]).expect(200);
+    await tagAddresses(t, t.keys.alice, '0', [move.input]).expect(200);
+    await tagAddresses(t, t.keys.bob, 'whales', [d.input]).expect(200);
+    await tagAddresses(t, t.keys.bob, 'bobs_only', [b.input]).expect(200);
   }, 60_000);
 
   afterAll(async () => {
     await t.close();
   });
-
-  function post(key: string, tag: string, addresses: string[]) {
-    return t
-      .http()
-      .post(`/v2/tags/${tag}`)
-      .set('X-API-Key', key)
-      .set('Content-Type', 'application/json')
-      .send(JSON.stringify(addresses));
-  }
 
   const get = (query: string, key = t.keys.alice) =>
     t
@@ -346,12 +335,3 @@ describe.each(DATABASES)('GET /v2/token-holdings on %s', (kind) => {
     });
   });
 });
-
-function parseLinks(header: string | undefined): Record<string, string> {
-  const links: Record<string, string> = {};
-  for (const part of (header ?? '').split(',').filter(Boolean)) {
-    const match = /<([^>]+)>;\s*rel="(\w+)"/.exec(part.trim());
-    if (match) links[match[2]!] = match[1]!;
-  }
-  return links;
-}

@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline';
 import { Db } from '../src/database/db.service';
 import { IngestService } from '../src/modules/ingest/ingest.service';
 import { PollReport, PricesService } from '../src/modules/prices/prices.service';
+import { nodeArgs } from './support/build';
 import { CoinGeckoStub } from './support/coingecko-stub';
 import { deployment, evmAddress, holdingLine, ndjson, tokenLine } from './support/factories';
 import { freePort } from './support/pg-cluster';
@@ -411,7 +412,7 @@ describe.each(DATABASES)('price poller on %s', (kind) => {
 
   /** `npm start` as a separate process, polling the stub every second; its log lines, parsed. */
   function startServerProcess(databaseUrl: string, env: Record<string, string>) {
-    const child = spawn(process.execPath, ['-r', '@swc-node/register', join(__dirname, '..', 'src', 'main.ts')], {
+    const child = spawn(process.execPath, nodeArgs('src/main'), {
       cwd: join(__dirname, '..'),
       env: {
         ...process.env,

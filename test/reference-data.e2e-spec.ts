@@ -1,8 +1,8 @@
 import { CHAINS, type ChainId } from '../src/core/chains/chain-registry';
 import { Db } from '../src/database/db.service';
 import { sql } from '../src/database/sql';
-import { runCli } from './support/cli';
-import { chainLine, ndjson } from './support/factories';
+import { chainLine } from './support/factories';
+import { importLines } from './support/fixtures';
 import { DATABASES, freshDatabase, startTestApp, TestApp } from './support/test-app';
 
 interface ChainAnswer {
@@ -49,11 +49,6 @@ describe.each(DATABASES)('reference data seeding on %s', (kind) => {
     t = await startTestApp({ databaseUrl: database.url, keys: t.keys });
   }
 
-  async function importLines(lines: Record<string, unknown>[]): Promise<void> {
-    const result = await runCli(database.url, ['import', '-'], ndjson(lines));
-    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
-  }
-
   /** Serialised exactly as the API writes it, so that key order and every byte are compared. */
   async function expectChains(expected: ChainAnswer[]): Promise<void> {
     expect((await get('/v2/chains')).text).toBe(JSON.stringify(expected));
@@ -94,7 +89,7 @@ describe.each(DATABASES)('reference data seeding on %s', (kind) => {
 
   it('keeps display data imported through a chain line across restarts, while its position follows the registry', async () => {
     const imported = chainLine('ton', 'imported-ton');
-    await importLines([imported]);
+    await importLines(t, [imported]);
     await expectChains(registryAnswer({ ton: imported }));
 
     await db().transaction(async (tx) => {
@@ -106,7 +101,7 @@ describe.each(DATABASES)('reference data seeding on %s', (kind) => {
 
     // A later import replaces the imported display data again.
     const again = chainLine('ton', 'imported-again');
-    await importLines([again]);
+    await importLines(t, [again]);
     await restart();
     await expectChains(registryAnswer({ ton: again }));
   }, 60_000);

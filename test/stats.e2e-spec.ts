@@ -16,6 +16,7 @@ import {
   TransactionFixture,
   transactionLine,
 } from './support/factories';
+import { importLines, tagAddresses } from './support/fixtures';
 import { DATABASES, startOnFreshDatabase, TestApp } from './support/test-app';
 
 /**
@@ -120,19 +121,18 @@ describe.each(DATABASES)('address and tag stats on %s', (kind) => {
 
   beforeAll(async () => {
     t = await startOnFreshDatabase(kind);
-    const imported = await runCli(
-      t.databaseUrl,
-      ['import', '-'],
-      ndjson([...HOLDINGS.map(holdingLine), ...PRICES, ...TXS.map(transactionLine)]),
-    );
-    expect(imported.code).toBe(0);
+    await importLines(t, [...HOLDINGS.map(holdingLine), ...PRICES, ...TXS.map(transactionLine)]);
     for (const [tag, addresses] of Object.entries(TAGS)) {
-      await post(
+      await tagAddresses(
+        t,
+        t.keys.alice,
         tag,
         addresses.map((address) => address.input),
       ).expect(200);
     }
-    await post(
+    await tagAddresses(
+      t,
+      t.keys.alice,
       '0',
       UNTAGGED.map((address) => address.input),
     ).expect(200);
@@ -141,15 +141,6 @@ describe.each(DATABASES)('address and tag stats on %s', (kind) => {
   afterAll(async () => {
     await t.close();
   });
-
-  function post(tag: string, addresses: string[]) {
-    return t
-      .http()
-      .post(`/v2/tags/${tag}`)
-      .set('X-API-Key', t.keys.alice)
-      .set('Content-Type', 'application/json')
-      .send(JSON.stringify(addresses));
-  }
 
   const get = (path: string) => t.http().get(path).set('X-API-Key', t.keys.alice).expect(200);
 
@@ -206,7 +197,7 @@ describe.each(DATABASES)('tag stats after changes on %s', (kind) => {
 
   beforeAll(async () => {
     t = await startOnFreshDatabase(kind);
-    await importLines([
+    await importLines(t, [
       eth(first, '1000000000000000000'),
       eth(second, '3000000000000000000'),
       priceLine('ethereum', 2000),
@@ -217,7 +208,8 @@ describe.each(DATABASES)('tag stats after changes on %s', (kind) => {
     await t.close();
   });
 
-  async function importLines(lines: Record<string, unknown>[]): Promise<void> {
+  /** Through the command line: a process other than the server's. */
+  async function importByCli(lines: Record<string, unknown>[]): Promise<void> {
     const imported = await runCli(t.databaseUrl, ['import', '-'], ndjson(lines));
     expect(imported.code).toBe(0);
   }
@@ -259,7 +251,7 @@ describe.each(DATABASES)('tag stats after changes on %s', (kind) => {
   });
 
   it('follows data imported by another process: transactions, balances and prices', async () => {
-    await importLines([
+    await importByCli([
       transactionLine(transaction({ id: 'kept-in', chain: 'base', from: first, to: second })),
       eth(second, '5000000000000000000'),
       priceLine('ethereum', 2500),

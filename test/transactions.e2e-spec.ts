@@ -3,8 +3,7 @@ import { Db } from '../src/database/db.service';
 import { sql, SqlFragment } from '../src/database/sql';
 import { IngestService } from '../src/modules/ingest/ingest.service';
 import { TransactionsRepository } from '../src/modules/transactions/transactions.repository';
-import { encodeCursor } from '../src/modules/transactions/cursor';
-import { runCli } from './support/cli';
+import { encodeCursor } from '../src/http/paging/cursor';
 import {
   bitcoinLegacyAddress,
   compareBinary,
@@ -18,6 +17,7 @@ import {
   TransactionFixture,
   transactionLine,
 } from './support/factories';
+import { importLines, parseLinks, tagAddresses } from './support/fixtures';
 import { DATABASES, startOnFreshDatabase, startTestApp, TestApp } from './support/test-app';
 
 const TRANSACTION_FIELDS = [
@@ -92,25 +92,15 @@ describe.each(DATABASES)('GET /v2/transactions on %s', (kind) => {
 
   beforeAll(async () => {
     t = await startOnFreshDatabase(kind);
-    const imported = await runCli(t.databaseUrl, ['import', '-'], ndjson(TXS.map(transactionLine)));
-    expect(imported.code).toBe(0);
-    await post(t.keys.alice, 'traders', [p.input, r.input]).expect(200);
-    await post(t.keys.alice, '0', [sol.input]).expect(200);
-    await post(t.keys.bob, 'bobs_tag', [q.input]).expect(200);
+    await importLines(t, TXS.map(transactionLine));
+    await tagAddresses(t, t.keys.alice, 'traders', [p.input, r.input]).expect(200);
+    await tagAddresses(t, t.keys.alice, '0', [sol.input]).expect(200);
+    await tagAddresses(t, t.keys.bob, 'bobs_tag', [q.input]).expect(200);
   }, 60_000);
 
   afterAll(async () => {
     await t.close();
   });
-
-  function post(key: string, tag: string, addresses: string[]) {
-    return t
-      .http()
-      .post(`/v2/tags/${tag}`)
-      .set('X-API-Key', key)
-      .set('Content-Type', 'application/json')
-      .send(JSON.stringify(addresses));
-  }
 
   const get = (query: string, key = t.keys.alice) =>
     t
@@ -320,7 +310,7 @@ describe.each(DATABASES)('GET /v2/transactions on %s', (kind) => {
       const cursor = new URL(parseLinks(first.headers.link).next!).searchParams.get('after')!;
       const [payload, mac] = cursor.split('.') as [string, string];
       const forgedPayload = Buffer.from(JSON.stringify(['2099-01-01T00:00:00.000Z', 'zzz'])).toString('base64url');
-      const foreign = encodeCursor({ blockTime: '2024-05-01T12:05:00.000Z', id: 'tie-a' }, randomBytes(32));
+      const foreign = encodeCursor({ time: '2024-05-01T12:05:00.000Z', id: 'tie-a' }, randomBytes(32));
       for (const after of [
         `${forgedPayload}.${mac}`,
         `${payload}.${mac.slice(0, -2)}AA`,
@@ -377,12 +367,3 @@ describe.each(DATABASES)('GET /v2/transactions on %s', (kind) => {
     });
   });
 });
-
-function parseLinks(header: string | undefined): Record<string, string> {
-  const links: Record<string, string> = {};
-  for (const part of (header ?? '').split(',').filter(Boolean)) {
-    const match = /<([^>]+)>;\s*rel="(\w+)"/.exec(part.trim());
-    if (match) links[match[2]!] = match[1]!;
-  }
-  return links;
-}

@@ -411,6 +411,8 @@ describe.each(DATABASES)('a Bitcoin-family follower process killed mid-stream, o
       NETWORK_BITCOIN: 'regtest',
       CONFIRMATIONS_BITCOIN: '0',
       FOLLOW_INTERVAL_MS: '50',
+      // The killed process gives nothing up: the survivor resumes once its lease lapses (2 s).
+      FOLLOW_LEASE_SECONDS: '2',
     };
     const victim = startFollowerProcess(db.url, env);
     workers.push(victim);
@@ -428,18 +430,7 @@ describe.each(DATABASES)('a Bitcoin-family follower process killed mid-stream, o
     await eventually('the survivor to reach the tip', async () =>
       (await api.sync('bitcoin')).indexed_block === String(await node.tip()) ? true : undefined,
     );
-    const rows: TransactionRow[] = [];
-    let path: string | undefined = `/v2/transactions?chain=bitcoin&address=${on('bitcoin', miner)}&per_page=100`;
-    while (path !== undefined) {
-      const response: { body: unknown; headers: Record<string, string | undefined> } = await t
-        .http()
-        .get(path)
-        .set('X-API-Key', t.keys.alice)
-        .expect(200);
-      rows.push(...(response.body as TransactionRow[]));
-      const next: string | undefined = /<([^>]+)>; rel="next"/.exec(response.headers.link ?? '')?.[1];
-      path = next === undefined ? undefined : next.replace(/^https?:\/\/[^/]+/, '');
-    }
+    const rows = await api.everyTransaction(`chain=bitcoin&address=${on('bitcoin', miner)}`);
     expect(rows.map((row) => row.block_hash).sort()).toEqual([...hashes].sort());
     expect(rows.every((row) => row.from_address === '0')).toBe(true);
     expect(await findDrift(t.app.get(Db))).toEqual([]);
@@ -563,6 +554,89 @@ describe('two Bitcoin-family follower processes on one PostgreSQL', () => {
     expect(await holder()).toContain(`:${standby.pid}:`);
     const rows = await api.list('dogecoin', on('dogecoin', watched));
     expect(rows.map((row) => row.tx_hash).sort()).toEqual([...paid].sort());
+    expect(await findDrift(t.app.get(Db))).toEqual([]);
+  });
+});
+
+describe.each(DATABASES)('a node without scantxoutset (as Dogecoin Core 1.14), on %s', (kind: DatabaseKind) => {
+  let node: Litecoind;
+  let proxy: RpcProxy;
+  let db: { url: string; drop: () => Promise<void> };
+  let t: TestApp;
+
+  beforeAll(async () => {
+    node = await startLitecoind();
+    await node.mine(105);
+    proxy = await startRpcProxy(node.rpcUrl);
+    proxy.misbehave({ method: 'scantxoutset', kind: 'error', code: -32601, message: 'Method not found' });
+    const credentials = new URL(node.rpcUrl);
+    const through = new URL(proxy.url);
+    through.username = credentials.username;
+    through.password = credentials.password;
+    db = await freshDatabase(kind);
+    t = await startTestApp({
+      databaseUrl: db.url,
+      env: {
+        RPC_URL_DOGECOIN: through.toString(),
+        NETWORK_DOGECOIN: 'regtest',
+        CONFIRMATIONS_DOGECOIN: '0',
+        NATIVE_BACKFILL_BLOCKS_DOGECOIN: 'all',
+        FOLLOW_INTERVAL_MS: '100',
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await db?.drop();
+    await proxy?.close();
+    await node?.stop();
+  });
+
+  it('takes a later-tracked address’s balance from its backfill, and follows its outputs from there', async () => {
+    const api = new UtxoClient(t);
+    const used = new Set<string>();
+    const late = await node.newAddress('legacy');
+    const other = await node.newAddress('legacy');
+    const receipt = await node.send({
+      inputs: [await coin(node, used)],
+      outputs: [{ address: late.address, value: 60_000_000n }],
+      change: other.address,
+    });
+    const small = await node.send({
+      inputs: [await coin(node, used)],
+      outputs: [{ address: late.address, value: 5_000_000n }],
+      change: other.address,
+    });
+    await node.mine(1);
+    const spend = await node.send({
+      inputs: [{ txid: receipt, vout: 0 }],
+      outputs: [{ address: other.address, value: 20_000_000n }],
+      change: late.address,
+      fee: 10_000n,
+    });
+    await node.mine(1);
+    await api.atTip(node, ['dogecoin']);
+    await api.tag('late_doge', [on('dogecoin', late)]);
+    await api.atTip(node, ['dogecoin']);
+    const address = on('dogecoin', late);
+    expect(await api.satoshis('dogecoin', address)).toBe('44990000');
+    const rows = byId(await api.list('dogecoin', address));
+    expect([...rows.keys()].sort()).toEqual(
+      [`dogecoin:${receipt}:0`, `dogecoin:${small}:0`, `dogecoin:${spend}:0`].sort(),
+    );
+
+    // Its coins found by the backfill are followed: spending one is seen.
+    const later = await node.send({
+      inputs: [{ txid: small, vout: 0 }],
+      outputs: [{ address: other.address, value: 4_990_000n }],
+    });
+    await node.mine(1);
+    await api.atTip(node, ['dogecoin']);
+    expect(byId(await api.list('dogecoin', address)).get(`dogecoin:${later}:0`)).toMatchObject({
+      from_address: address,
+    });
+    expect(await api.satoshis('dogecoin', address)).toBe('39990000');
     expect(await findDrift(t.app.get(Db))).toEqual([]);
   });
 });

@@ -152,6 +152,34 @@ describe('a Bitcoin-family node (litecoind, regtest)', () => {
     expect(outputScriptOf('bitcoin', segwit)).toBe(native.script);
   });
 
+  it('reads a spend of SegWit outputs (witness inputs) the same both ways', async () => {
+    const to = await node.newAddress('legacy');
+    const segwitSpend = await node.send({
+      inputs: [
+        { txid, vout: 1 },
+        { txid, vout: 2 },
+      ],
+      outputs: [{ address: to.address, value: 125_000_008n - FEE }],
+      fee: FEE,
+    });
+    const [hash] = await node.mine(1);
+    const at = BigInt(await node.tip());
+    const [verbose] = await readBlocks(rpc, at, at, 'verbose-block');
+    const [separate] = await readBlocks(rpc, at, at, 'block-and-transactions');
+    expect(separate).toEqual(verbose);
+    expect(verbose!.hash).toBe(hash);
+    expect(verbose!.transactions[1]).toEqual({
+      txid: segwitSpend,
+      coinbase: false,
+      inputs: [
+        { txid, vout: 1 },
+        { txid, vout: 2 },
+      ],
+      outputs: [{ n: 0, value: 125_000_008n - FEE, script: to.script }],
+    });
+    height = at;
+  });
+
   it('reads headers and the tip', async () => {
     expect(await tipHeight(rpc)).toBe(height);
     const header = await readHeader(rpc, height);

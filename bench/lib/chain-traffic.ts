@@ -1,5 +1,6 @@
 import { encodeAbiParameters, encodeFunctionData, Hex, keccak256, toHex } from 'viem';
 import { testTokenAbi } from '../../test/support/test-token';
+import { seededRandom } from './random';
 
 /**
  * Transfers on an anvil for `npm run bench:follow`: many senders and recipients, blocks of many
@@ -13,6 +14,9 @@ import { testTokenAbi } from '../../test/support/test-token';
  * their nonces and gas given, so anvil neither estimates nor looks anything up, then
  * `anvil_mine` mines them into one block (automine off).
  */
+
+/** The bench's one generator (./random), as bench/follow.ts and bench/lib/utxo-traffic.ts import it from here. */
+export { seededRandom };
 
 /** One JSON-RPC call: method and params. */
 export type RpcCall = [method: string, params: unknown[]];
@@ -58,18 +62,6 @@ export async function rpcMany<T = unknown>(url: string, calls: readonly RpcCall[
   };
   await Promise.all(Array.from({ length: 4 }, worker));
   return answers.flat();
-}
-
-/** A small seeded generator (mulberry32): the same seed gives the same transfers. */
-export function seededRandom(seed: string): () => number {
-  let state = 0;
-  for (const char of seed) state = (Math.imul(state ^ char.charCodeAt(0), 0x9e3779b1) + 0x7f4a7c15) | 0;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** `count` distinct addresses, lowercase, the same for the same seed and label. */

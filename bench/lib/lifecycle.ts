@@ -13,6 +13,12 @@ export class Cleanups {
     this.steps.push(step);
   }
 
+  /** Something just started (a server, a node), stopped with the rest unless its owner stops it first; answers it. */
+  track<T extends { stop(): Promise<void> | void }>(started: T): T {
+    this.push(() => started.stop());
+    return started;
+  }
+
   /** A step its owner already ran. */
   remove(step: () => Promise<void> | void): void {
     const index = this.steps.indexOf(step);

@@ -140,7 +140,7 @@ export async function drive(options: LoadOptions): Promise<LoadResult> {
 }
 
 /** Nearest-rank percentile of sorted values. */
-function percentile(sorted: readonly number[], fraction: number): number {
+export function percentile(sorted: readonly number[], fraction: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
 }

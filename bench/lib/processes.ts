@@ -1,7 +1,9 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, release, totalmem } from 'node:os';
 import { join, relative } from 'node:path';
 import { freePort } from '../../test/support/pg-cluster';
+import type { Cleanups } from './lifecycle';
 
 /** The repository root: the service and the floor run from here, like `npm start` would. */
 export const ROOT = join(__dirname, '..', '..');
@@ -224,6 +226,56 @@ export function machineTicks(): { total: number; steal: number } {
   } catch {
     return { total: NaN, steal: NaN };
   }
+}
+
+/**
+ * Runs a program to its end and answers its output; a failure, or the timeout (the process is
+ * killed), rejects with the end of its standard error. An interrupted run kills it through `cleanups`.
+ */
+export function runProcess(
+  file: string,
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs: number,
+  cleanups: Cleanups,
+): Promise<{ stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child: ChildProcess = spawn(file, args, {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const stop = () => {
+      child.kill('SIGKILL');
+    };
+    cleanups.push(stop);
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (stderr.length > 1 << 20) stderr = stderr.slice(-(1 << 19));
+    });
+    const timer = setTimeout(stop, timeoutMs);
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      cleanups.remove(stop);
+      if (code === 0) resolve({ stdout, stderr });
+      else reject(new Error(`${file} ${args.join(' ')} failed (${signal ?? `exit ${code}`}): ${stderr.slice(-2000)}`));
+    });
+  });
+}
+
+/** The machine a results file describes: CPU model and count, memory, Node.js and the kernel. */
+export function hostFacts(): { cpu: string; cpus: number; memoryGb: number; node: string; kernel: string } {
+  return {
+    cpu: cpus()[0]?.model.trim() ?? 'unknown',
+    cpus: cpus().length,
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    kernel: release(),
+  };
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -1,4 +1,4 @@
-import type { DatasetMeta } from '../generate';
+import type { DatasetMeta } from '../dataset/meta';
 import type { EndpointShare, LoadResult } from './load';
 
 export const ENDPOINT_IDS = ['address', 'transactions', 'holdings', 'tag', 'tag_10k'] as const;

@@ -9,7 +9,7 @@ export interface RandomBytes {
 
 /**
  * A made-up transaction (or block) hash in the chain's own notation, for generated data
- * (examples/generate-demo.ts, bench/generate.ts): base58 signatures and digests on Solana and Sui,
+ * (examples/generate-demo.ts, bench/dataset/transactions.ts): base58 signatures and digests on Solana and Sui,
  * bare hex on the Bitcoin family and TON, `0x` hex on the EVM chains and Aptos.
  */
 export function syntheticTxHash(chain: ChainId, random: RandomBytes): string {

@@ -2,7 +2,14 @@ import { keysCommands } from '../modules/accounts/commands/keys.command';
 import { followCommands } from '../modules/follow/commands/follow.command';
 import { importCommands } from '../modules/ingest/commands/import.command';
 import { statsCommands } from '../modules/stats/commands/stats.command';
+import { tagsCommands } from '../modules/tags/commands/tags.command';
 import type { ModuleCommands } from './command';
 
 /** Every module's commands, in the order `chaintags --help` lists them. */
-export const COMMANDS: readonly ModuleCommands[] = [keysCommands, importCommands, statsCommands, followCommands];
+export const COMMANDS: readonly ModuleCommands[] = [
+  keysCommands,
+  importCommands,
+  tagsCommands,
+  statsCommands,
+  followCommands,
+];

@@ -180,7 +180,7 @@ function parsePriceSource(env: NodeJS.ProcessEnv): PriceSourceConfig {
 
 // --- Operations (contract §12) -------------------------------------------------------------------
 
-/** Running in production (README): metrics, the shared rate-limit store, the log format. */
+/** Running in production (docs/operations.md): metrics, the shared rate-limit store, the log format. */
 export interface OperationsConfig {
   /** `METRICS=off` removes GET /metrics and the request counting behind it. */
   metrics: boolean;

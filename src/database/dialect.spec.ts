@@ -1,4 +1,4 @@
-import { bigSum, Dialect, forUpdate } from './dialect';
+import { analyze, bigSum, Dialect, forUpdate, textRows } from './dialect';
 import { list, raw, render, sql } from './sql';
 
 describe('dialect fragments', () => {
@@ -24,5 +24,25 @@ describe('dialect fragments', () => {
       text: 'SELECT address FROM t WHERE a IN (?, ?)',
       params: ['x', 'y'],
     });
+  });
+
+  it('passes rows of text as one array per column on PostgreSQL and as VALUES rows on SQLite', () => {
+    const columns = [
+      ['a1', 'a2'],
+      ['t1', 't2'],
+    ];
+    expect(render(textRows('postgres', columns), 'postgres')).toEqual({
+      text: 'SELECT * FROM unnest(CAST($1 AS text[]), CAST($2 AS text[]))',
+      params: columns,
+    });
+    expect(render(textRows('sqlite', columns), 'sqlite')).toEqual({
+      text: 'VALUES (?, ?), (?, ?)',
+      params: ['a1', 't1', 'a2', 't2'],
+    });
+  });
+
+  it('analyses a table on PostgreSQL only', () => {
+    expect(render(analyze('postgres', 'import_pairs')!, 'postgres').text).toBe('ANALYZE import_pairs');
+    expect(analyze('sqlite', 'import_pairs')).toBeUndefined();
   });
 });

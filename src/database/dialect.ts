@@ -1,4 +1,4 @@
-import { type Dialect, raw, sql, SqlFragment } from './sql';
+import { type Dialect, join, raw, rows, sql, SqlFragment } from './sql';
 
 /**
  * Everything that differs between PostgreSQL and SQLite lives in this file: column types for the
@@ -92,6 +92,29 @@ export function lookedUpIn(dialect: Dialect, column: SqlFragment, subquery: SqlF
  */
 export function filterOnly(dialect: Dialect, column: string): SqlFragment {
   return raw(dialect === 'postgres' ? column : `+${column}`);
+}
+
+/**
+ * Rows of text values as a table expression for `INSERT INTO t (a, b) ${…}`, `columns[i]` holding
+ * the i-th column's values. PostgreSQL gets one array per column (`unnest`), so a statement binds
+ * as many values as it has columns however many rows it writes, which it parses and plans far
+ * faster than thousands of bound values; SQLite gets `VALUES (…), (…)`.
+ */
+export function textRows(dialect: Dialect, columns: readonly (readonly string[])[]): SqlFragment {
+  if (dialect === 'postgres') {
+    return sql`SELECT * FROM unnest(${join(columns.map((values) => sql`CAST(${values} AS text[])`))})`;
+  }
+  const count = columns[0]?.length ?? 0;
+  return sql`VALUES ${rows(Array.from({ length: count }, (_unused, index) => columns.map((values) => values[index])))}`;
+}
+
+/**
+ * Statistics for the planner of a table just filled in this transaction (a temporary one, which
+ * PostgreSQL's autovacuum never analyses: without them every join with it is planned blind).
+ * SQLite plans without statistics.
+ */
+export function analyze(dialect: Dialect, table: string): SqlFragment | undefined {
+  return dialect === 'postgres' ? sql`ANALYZE ${raw(table)}` : undefined;
 }
 
 /** Values as the drivers return them: pg gives Date for timestamptz and strings for bigint/numeric. */

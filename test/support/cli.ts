@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { nodeArgs } from './build';
 
 export interface CliResult {
   code: number;
@@ -20,15 +21,36 @@ export interface CliReading {
 
 const ROOT = join(__dirname, '..', '..');
 
-/** Runs the command line as `npm run --silent cli -- …` would, against the given database. */
+/**
+ * Runs the command line as `npm run --silent cli -- …` would, against the given database: the
+ * compiled command line of this run (test/support/build.ts), in a process of its own.
+ */
 export function runCli(
   databaseUrl: string,
   args: string[],
   input?: string,
   options: CliReading = {},
 ): Promise<CliResult> {
+  return runCommand(process.execPath, [...nodeArgs('src/cli/main'), ...args], databaseUrl, input, options);
+}
+
+/** Runs `npm run --silent cli -- …` itself: the path a user takes, the sources compiled on start. */
+export function runNpmCli(databaseUrl: string, args: string[], input?: string): Promise<CliResult> {
+  const npm = process.env.npm_execpath;
+  // Under `npm test`, npm_execpath is npm's own script, run by this node; otherwise npm on the PATH.
+  const [file, prefix] = npm && npm.endsWith('.js') ? [process.execPath, [npm]] : ['npm', []];
+  return runCommand(file, [...prefix, 'run', '--silent', 'cli', '--', ...args], databaseUrl, input, {});
+}
+
+function runCommand(
+  file: string,
+  argv: string[],
+  databaseUrl: string,
+  input: string | undefined,
+  options: CliReading,
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', '@swc-node/register', join(ROOT, 'src/cli/main.ts'), ...args], {
+    const child = spawn(file, argv, {
       cwd: ROOT,
       env: { ...process.env, DATABASE_URL: databaseUrl, API_KEYS: '', LOG_LEVEL: 'silent' },
     });

@@ -1,6 +1,7 @@
 import { Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { Anvil } from './anvil';
+import { parseLinks } from './fixtures';
 import type { TestApp } from './test-app';
 
 /** The follower's suites read chaintags the way a client would: through the API, as alice. */
@@ -115,19 +116,24 @@ export class FollowClient {
 
   /** Every ethereum transaction hash recorded for `address`, over all pages. */
   async hashes(address: string): Promise<string[]> {
-    const hashes: string[] = [];
-    let path: string | undefined = `/v2/transactions?chain=ethereum&address=${address}&per_page=100`;
+    return (await this.everyTransaction(`chain=ethereum&address=${address}`)).map((row) => row.tx_hash);
+  }
+
+  /** Every transaction `GET /v2/transactions?<query>` lists, following its `next` links. */
+  async everyTransaction(query: string): Promise<TransactionRow[]> {
+    const rows: TransactionRow[] = [];
+    let path: string | undefined = `/v2/transactions?${query}&per_page=100`;
     while (path !== undefined) {
       const response: { body: unknown; headers: Record<string, string | undefined> } = await this.t
         .http()
         .get(path)
         .set('X-API-Key', this.t.keys.alice)
         .expect(200);
-      hashes.push(...(response.body as TransactionRow[]).map((row) => row.tx_hash));
-      const next: string | undefined = /<([^>]+)>; rel="next"/.exec(response.headers.link ?? '')?.[1];
+      rows.push(...(response.body as TransactionRow[]));
+      const next: string | undefined = parseLinks(response.headers.link).next;
       path = next === undefined ? undefined : next.replace(/^https?:\/\/[^/]+/, '');
     }
-    return hashes;
+    return rows;
   }
 
   holdings(address: string): Promise<HoldingRow[]> {

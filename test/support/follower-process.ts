@@ -1,5 +1,6 @@
 import { ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { nodeArgs } from './build';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -15,21 +16,17 @@ export interface FollowerProcess {
 }
 
 export function startFollowerProcess(databaseUrl: string, env: Record<string, string>): FollowerProcess {
-  const child: ChildProcessWithoutNullStreams = spawn(
-    process.execPath,
-    ['-r', '@swc-node/register', join(ROOT, 'src/cli/main.ts'), 'follow'],
-    {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        DATABASE_URL: databaseUrl,
-        API_KEYS: '',
-        LOG_LEVEL: 'info',
-        NODE_ENV: 'production',
-        ...env,
-      },
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [...nodeArgs('src/cli/main'), 'follow'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      API_KEYS: '',
+      LOG_LEVEL: 'info',
+      NODE_ENV: 'production',
+      ...env,
     },
-  );
+  });
   let log = '';
   child.stdout.on('data', (chunk: Buffer) => (log += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));

@@ -27,6 +27,9 @@ import { freePort } from './pg-cluster';
  * - `scriptPubKey` carries `addresses[]` (pre-22 shape) and regtest addresses are `rltc1…`
  *   (bech32), `m…`/`n…` (P2PKH) and `Q…` (P2SH, version 0x3a, not Bitcoin's 0xc4 `2…`).
  * - `getblock <hash> 2` works, `getrawtransaction <txid> true <blockhash>` works with `-txindex`.
+ * - `stop` (and SIGTERM) waits for every open HTTP connection to close: a client's idle kept-alive
+ *   socket (undici keeps them 4 s) delays the exit by that long. This harness's own calls close
+ *   their connection; a `BitcoinRpc` used against the node keeps its sockets alive.
  * - MWEB (Litecoin's extension blocks) activates on regtest by version-bits signalling after a few
  *   144-block windows: tests that mine fewer than 432 blocks never see its HogEx transactions.
  */
@@ -106,7 +109,8 @@ export class Litecoind {
   async rpc<T = unknown>(method: string, ...params: unknown[]): Promise<T> {
     const response = await fetch(this.plainUrl, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: this.authorization },
+      // No kept-alive connection: litecoind's shutdown waits for open ones to time out.
+      headers: { 'content-type': 'application/json', authorization: this.authorization, connection: 'close' },
       body: JSON.stringify({ jsonrpc: '1.0', id: this.nextId++, method, params }),
     });
     const text = await response.text();

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { freePort } from './pg-cluster';
 
-/** redis-server from Debian's package (`.ci/run` installs it when missing); REDIS_SERVER overrides. */
+/** redis-server from Debian's package (the e2e global setup installs it when missing); REDIS_SERVER overrides. */
 const BINARY = process.env.REDIS_SERVER ?? '/usr/bin/redis-server';
 
 /** A throwaway Redis on a free loopback port, without persistence, for the tests that need one. */

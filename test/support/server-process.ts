@@ -1,5 +1,6 @@
 import { ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { nodeArgs } from './build';
 import { freePort } from './pg-cluster';
 
 const ROOT = join(__dirname, '..', '..');
@@ -28,21 +29,17 @@ export interface ServerProcess {
  */
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
   const port = await freePort();
-  const child: ChildProcessWithoutNullStreams = spawn(
-    process.execPath,
-    ['-r', '@swc-node/register', join(ROOT, 'src/main.ts')],
-    {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        LOG_LEVEL: 'warn',
-        RATE_LIMIT_PER_MINUTE: '0',
-        API_KEYS: '',
-        ...env,
-        PORT: String(port),
-      },
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, nodeArgs('src/main'), {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_MINUTE: '0',
+      API_KEYS: '',
+      ...env,
+      PORT: String(port),
     },
-  );
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

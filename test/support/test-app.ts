@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NestExpressApplication } from '@nestjs/platform-express';
@@ -9,6 +9,7 @@ import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { createApp } from '../../src/app.factory';
 import { parseConfig, PriceSourceConfig } from '../../src/config/config';
+import { PG_TEMPLATE, SQLITE_TEMPLATE_ENV } from './database-templates';
 import type { PgCluster } from './pg-cluster';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
@@ -16,20 +17,42 @@ export type DatabaseKind = 'sqlite' | 'postgres';
 /** Every e2e suite runs once per database: `describe.each(DATABASES)`. */
 export const DATABASES: DatabaseKind[] = ['sqlite', 'postgres'];
 
-/** A fresh, empty database of the given kind; its URL can be reopened to test persistence. */
+/**
+ * A fresh database of the given kind, migrated and holding the reference data, of its own: a copy
+ * of the template the e2e global setup migrated once for the run. Its URL can be reopened to test
+ * persistence.
+ */
 export async function freshDatabase(kind: DatabaseKind): Promise<{ url: string; drop: () => Promise<void> }> {
   if (kind === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'chaintags-sqlite-'));
-    return {
-      url: `sqlite:${join(dir, 'test.sqlite')}`,
-      drop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
-    };
+    const template = process.env[SQLITE_TEMPLATE_ENV];
+    if (!template) throw new Error('the e2e global setup did not prepare the SQLite template');
+    const database = newSqliteDatabase();
+    copyFileSync(template, database.path);
+    return database;
   }
+  return newPostgresDatabase(`TEMPLATE ${PG_TEMPLATE}`);
+}
+
+/**
+ * A fresh database with nothing in it, not even the migrations: for the tests of what migrates an
+ * empty database (a server's or a command's first start).
+ */
+export async function emptyDatabase(kind: DatabaseKind): Promise<{ url: string; drop: () => Promise<void> }> {
+  return kind === 'sqlite' ? newSqliteDatabase() : newPostgresDatabase('');
+}
+
+function newSqliteDatabase(): { path: string; url: string; drop: () => Promise<void> } {
+  const dir = mkdtempSync(join(tmpdir(), 'chaintags-sqlite-'));
+  const path = join(dir, 'test.sqlite');
+  return { path, url: `sqlite:${path}`, drop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })) };
+}
+
+async function newPostgresDatabase(options: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const raw = process.env.CHAINTAGS_TEST_PG;
   if (!raw) throw new Error('the e2e global setup did not start PostgreSQL');
   const cluster = JSON.parse(raw) as PgCluster;
   const name = `ct_${randomUUID().replace(/-/g, '')}`;
-  await withAdmin(cluster.url, (client) => client.query(`CREATE DATABASE ${name}`));
+  await withAdmin(cluster.url, (client) => client.query(`CREATE DATABASE ${name} ${options}`));
   return {
     url: cluster.url.replace(/\/postgres$/, `/${name}`),
     drop: () => withAdmin(cluster.url, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)),

@@ -31,8 +31,8 @@ export function listFilters(query: ListQuery): { chain?: ChainId; address?: stri
   };
 }
 
-/** Any address of a supported chain; a valid address that matches no row simply gives an empty list. */
-function addressFilter(input: string): string {
+/** Any address of a supported chain, canonical; a valid address that matches no row simply gives an empty list. */
+export function addressFilter(input: string): string {
   const parsed = parseAddress(input);
   if (parsed.ok) return parsed.address.canonical;
   throw invalid('address', `Not an address of any supported chain`, input, parsed.reason);

@@ -5,6 +5,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bech32, bech32m, createBase58check, hex } from '@scure/base';
 
 import type { ChainId } from '../chains/chain-ids';
+import type { AddressFamily } from './address-families';
 import { canonicalAddressOnChain, parseAddress } from './address-parser';
 
 /**
@@ -104,7 +105,7 @@ export function cashAddressTwins(canonical: string): string[] {
   return legacy === undefined || cash === undefined ? [address] : [legacy, cash];
 }
 
-function destinationOfAddress(chain: UtxoChain, family: string, address: string): Destination | undefined {
+function destinationOfAddress(chain: UtxoChain, family: AddressFamily, address: string): Destination | undefined {
   switch (family) {
     case 'bitcoin_legacy':
     case 'dogecoin': {
@@ -131,7 +132,10 @@ function destinationOfAddress(chain: UtxoChain, family: string, address: string)
       if (version === undefined) return undefined;
       return { kind: 'witness', version, program: coder.fromWords(words) };
     }
-    default:
+    case 'evm':
+    case 'solana':
+    case 'ton':
+    case 'move':
       return undefined;
   }
 }

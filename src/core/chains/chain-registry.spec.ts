@@ -1,6 +1,6 @@
 import { ADDRESS_FAMILIES } from '../addresses/families';
 import { CHAIN_IDS, isChainId, sortChains } from './chain-ids';
-import { CHAINS, chainFacts, EVM_CHAINS, isEvmChain } from './chain-registry';
+import { CHAINS, chainFacts, EVM_CHAINS, isEvmChain, isFollowable, isUtxoChain } from './chain-registry';
 
 /** CoinGecko's asset platform ids (its `/asset_platforms` list) for the chains it prices tokens on. */
 const COINGECKO_PLATFORMS: Record<string, string> = {
@@ -14,6 +14,8 @@ const COINGECKO_PLATFORMS: Record<string, string> = {
 
 /** Contract §10: the chains followed over standard Ethereum JSON-RPC. */
 const CONTRACT_FOLLOWED = ['ethereum', 'bnb', 'polygon', 'arbitrum', 'optimism', 'base'];
+/** The Bitcoin family, followed from a node speaking Bitcoin Core's JSON-RPC (contract §13), in display order. */
+const CONTRACT_UTXO: string[] = ['bitcoin', 'dogecoin', 'bitcoincash'];
 
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
@@ -58,10 +60,17 @@ describe('chain registry', () => {
         expect({ chain: chain.id, chainId: chain.chainId, rpc: chain.rpc }).toEqual({
           chain: chain.id,
           chainId: -1,
-          rpc: undefined,
+          rpc: CONTRACT_UTXO.includes(chain.id) ? 'bitcoin-json-rpc' : undefined,
         });
       }
     }
+  });
+
+  it("follows the Bitcoin family of contract §13 over Bitcoin Core's JSON-RPC", () => {
+    expect(CHAINS.filter(isUtxoChain).map((chain) => chain.id)).toEqual(CONTRACT_UTXO);
+    expect(CHAINS.filter(isFollowable).map((chain) => chain.id)).toEqual(
+      CHAINS.map((chain) => chain.id).filter((id) => CONTRACT_FOLLOWED.includes(id) || CONTRACT_UTXO.includes(id)),
+    );
   });
 
   it('names the CoinGecko platform of every EVM chain and of no other', () => {

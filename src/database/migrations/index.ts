@@ -9,6 +9,7 @@ import { ChainRegistry1763700000021 } from './1763700000021-chain-registry';
 import { KeptAggregates1763700000030 } from './1763700000030-kept-aggregates';
 import { Followers1763700000040 } from './1763700000040-followers';
 import { AddressStatsFillfactor1763700000050 } from './1763700000050-address-stats-fillfactor';
+import { TagHistory1763700000060 } from './1763700000060-tag-history';
 import { UtxoOutputs1763700000070 } from './1763700000070-utxo-outputs';
 import { Webhooks1763700000080 } from './1763700000080-webhooks';
 
@@ -25,6 +26,7 @@ export const MIGRATIONS = [
   KeptAggregates1763700000030,
   Followers1763700000040,
   AddressStatsFillfactor1763700000050,
+  TagHistory1763700000060,
   UtxoOutputs1763700000070,
   Webhooks1763700000080,
 ];

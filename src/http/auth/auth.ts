@@ -26,3 +26,13 @@ export const AccountId = createParamDecorator((_data: unknown, context: Executio
   if (!auth) throw new Error('AccountId used on a route without the API key guard');
   return auth.accountId;
 });
+
+/**
+ * The calling API key's first 12 characters, as the key's owner recorded it: what a tag's history
+ * keeps of who made a change (never the key).
+ */
+export const CallerKey = createParamDecorator((_data: unknown, context: ExecutionContext): string => {
+  const auth = context.switchToHttp().getRequest<AuthenticatedRequest>().auth;
+  if (!auth) throw new Error('CallerKey used on a route without the API key guard');
+  return auth.prefix;
+});

@@ -80,7 +80,7 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
     this.failing = true;
     this.logger.warn(
       { err: error },
-      'Redis does not answer: requests are not rate limited until it does (REDIS_URL, README "Replicas and workers")',
+      'Redis does not answer: requests are not rate limited until it does (REDIS_URL, docs/operations.md "Replicas and workers")',
     );
   }
 }

@@ -48,6 +48,25 @@ export const TagFilter = (subject: string): PropertyDecorator =>
     example: 'treasury',
   });
 
+/** `since`: only what happened strictly after an instant; `subject` says what, e.g. "Only transactions with a block time". */
+export const SinceFilter = (subject: string, example: string): PropertyDecorator =>
+  applyDecorators(
+    ApiPropertyOptional({
+      description: `${subject} strictly after this instant: YYYY-MM-DDTHH:MM:SSZ, milliseconds allowed.`,
+      example,
+    }),
+    IsOptional(),
+    IsInstant(),
+  );
+
+/** `after`: the opaque keyset cursor of a list paged newest first. */
+export const AfterCursor = (example: string): PropertyDecorator =>
+  OptionalString({
+    description:
+      'Opaque cursor: the page after the one that handed it out. Take it from the `next` link rather than building it.',
+    example,
+  });
+
 /** An instant in the one accepted timestamp form (core/time/instant.ts). */
 export const IsInstant = (): PropertyDecorator =>
   ValidateBy({

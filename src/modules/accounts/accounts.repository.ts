@@ -65,6 +65,12 @@ export class AccountsRepository {
     return rows.map((row) => ({ id: Number(row.id), revoked: row.revoked_at !== null }));
   }
 
+  /** The account's id, or undefined when no account has that name. */
+  async findAccountId(name: string): Promise<number | undefined> {
+    const rows = await this.db.query<{ id: number | string }>(sql`SELECT id FROM accounts WHERE name = ${name}`);
+    return rows[0] === undefined ? undefined : Number(rows[0].id);
+  }
+
   async revokeKey(id: number, now: string): Promise<void> {
     await this.db.execute(sql`UPDATE api_keys SET revoked_at = ${now} WHERE id = ${id} AND revoked_at IS NULL`);
   }

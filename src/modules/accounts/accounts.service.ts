@@ -48,6 +48,13 @@ export class AccountsService implements ApiKeyVerifier {
     await this.accounts.revokeKey(matches[0]!.id, new Date().toISOString());
   }
 
+  /** The id of the account with that name (accounts come into being with their first key). */
+  async accountId(name: string): Promise<number> {
+    const id = await this.accounts.findAccountId(name);
+    if (id === undefined) throw new AccountsError(`no account ${name}: "keys create ${name}" creates it`);
+    return id;
+  }
+
   hasAnyKey(): Promise<boolean> {
     return this.accounts.countKeys().then((count) => count > 0);
   }

@@ -6,7 +6,7 @@ import type { RecordType } from '../../core/records/records';
 import type { Sql } from '../../database/db.service';
 import { RecordSink } from './sink/record-sink';
 import type { SinkReport } from './sink/sink-run';
-import type { ByteSource } from './sources/line-reader';
+import type { ByteSource } from '../../core/text/line-reader';
 import { ndjsonSource } from './sources/ndjson.source';
 
 export { MAX_LISTED_INVALID } from './sink/sink-run';

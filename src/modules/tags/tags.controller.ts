@@ -3,12 +3,13 @@ import { ApiBody, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } f
 import type { ParsedAddress } from '../../core/addresses';
 import { AddressListPipe } from '../../http/validation/address.pipes';
 import { ApiErrors } from '../../http/docs/api-docs';
-import { AccountId } from '../../http/auth/auth';
+import { AccountId, CallerKey } from '../../http/auth/auth';
 import { JsonBody } from '../../http/json-body';
-import { OffsetPage } from '../../http/paging/paging';
+import { CursorPage, OffsetPage } from '../../http/paging/paging';
 import { Paged } from '../../http/paging/link-header.interceptor';
 import { PageQueryDto } from '../../http/validation/query.dto';
 import { TagDetailsDto, TaggedAddressDto, TagSummaryDto } from './dto/tag.dto';
+import { TagHistoryEntryDto, TagHistoryQueryDto } from './dto/tag-history.dto';
 import { TagParam } from '../../http/validation/path-params';
 import { TagsService } from './tags.service';
 
@@ -69,8 +70,9 @@ export class TagsController {
     @AccountId() accountId: number,
     @TagParam() tag: string,
     @Body(AddressListPipe) addresses: ParsedAddress[],
+    @CallerKey() key: string,
   ): Promise<TaggedAddressDto[]> {
-    return this.tags.assign(accountId, tag, addresses);
+    return this.tags.assign(accountId, tag, addresses, key);
   }
 
   @Get(':tag/addresses')
@@ -107,8 +109,9 @@ export class TagsController {
     @AccountId() accountId: number,
     @TagParam() tag: string,
     @Body(AddressListPipe) addresses: ParsedAddress[],
+    @CallerKey() key: string,
   ): Promise<TaggedAddressDto[]> {
-    return this.tags.removeFrom(accountId, tag, addresses);
+    return this.tags.removeFrom(accountId, tag, addresses, key);
   }
 
   @Delete(':tag')
@@ -119,7 +122,27 @@ export class TagsController {
   })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrors('INVALID_TAG', 'TAG_NOT_FOUND', 'INVALID_QUERY')
-  async delete(@AccountId() accountId: number, @TagParam() tag: string): Promise<void> {
-    await this.tags.delete(accountId, tag);
+  async delete(@AccountId() accountId: number, @TagParam() tag: string, @CallerKey() key: string): Promise<void> {
+    await this.tags.delete(accountId, tag, key);
+  }
+
+  @Get(':tag/history')
+  @Paged(TagHistoryEntryDto, 'cursor')
+  @ApiOperation({
+    summary: "A tag's history",
+    description:
+      'Every change to the membership of the tag in the calling account, newest first (`at`, then entry, ' +
+      'descending): one entry per address added or removed, with the first 12 characters of the API key that ' +
+      'made the change (`cli` for the command line). A request that changed nothing left no entry. The history ' +
+      "outlives the tag; a tag without history (another account's, or `0`) answers `[]`. Keyset paging as on " +
+      '`/v2/transactions`: `next` while more entries follow, `first` on every page but the first.',
+  })
+  @ApiErrors('INVALID_TAG', 'INVALID_ADDRESS', 'INVALID_QUERY')
+  history(
+    @AccountId() accountId: number,
+    @TagParam() tag: string,
+    @Query() query: TagHistoryQueryDto,
+  ): Promise<CursorPage<TagHistoryEntryDto>> {
+    return this.tags.history(accountId, tag, query);
   }
 }

@@ -9,7 +9,8 @@ import {
   type MembersPart,
   readMembersPart,
 } from '../../database/aggregates';
-import { chunks, list, prepared, rows, sql, SqlFragment } from '../../database/sql';
+import { and, chunks, list, prepared, rows, sql, SqlFragment } from '../../database/sql';
+import { settingOnce } from '../../database/settings';
 import { TagScope } from '../../core/tags/tag-scope';
 
 export interface TagSummaryRow {
@@ -18,6 +19,35 @@ export interface TagSummaryRow {
   created_at: string;
   updated_at: string;
 }
+
+/** Who changes membership, and when: `key` is the API key's first 12 characters, or `cli`. */
+export interface Change {
+  key: string;
+  now: string;
+}
+
+/** A tag of an account, by id and by name (the name is what its history keeps). */
+export interface NamedTag {
+  accountId: number;
+  tagId: number;
+  name: string;
+}
+
+export interface HistoryFilters {
+  address?: string;
+  since?: string;
+  after?: { at: string; id: number };
+}
+
+export interface HistoryRow {
+  id: number;
+  at: string;
+  action: 'added' | 'removed';
+  address: string;
+  key_prefix: string;
+}
+
+const SETTING_CURSOR_SECRET = 'tag_history_cursor_secret';
 
 /** The outcome of checking a batch against the cap, under the lock. */
 export type AssignOutcome = { ok: true } | { ok: false; overLimit: { address: string; tag_count: number }[] };
@@ -61,24 +91,25 @@ export class TagsRepository {
     tag: string | undefined,
     addresses: readonly string[],
     cap: number,
-    now: string,
+    change: Change,
   ): Promise<AssignOutcome> {
+    const { now } = change;
     const ordered = [...addresses].sort(binaryOrder);
     try {
       await this.db.transaction(async (tx) => {
-        let target: { id: number; part: MembersPart } | undefined;
+        let target: { id: number; name: string; part: MembersPart } | undefined;
         if (tag !== undefined) {
           const id = await createTag(tx, accountId, tag, now);
           // Before any lock: a guess at the addresses to add, checked once the locks are held.
           const before = await tagCounts(tx, accountId, ordered, id);
           const untagged = ordered.filter((address) => !before.get(address)?.hasTag);
-          target = { id, part: await readMembersPart(tx, id, untagged) };
+          target = { id, name: tag, part: await readMembersPart(tx, id, untagged) };
         }
         await insertTracked(tx, accountId, ordered, now);
         await lockTracked(tx, accountId, ordered);
         if (target === undefined) return;
 
-        const { id } = target;
+        const { id, name } = target;
         const counts = await tagCounts(tx, accountId, ordered, id);
         const adding = ordered.filter((address) => !counts.get(address)?.hasTag);
         const overLimit = adding
@@ -91,6 +122,7 @@ export class TagsRepository {
         const part = sameAddresses(target.part.addresses, adding) ? target.part : await readMembersPart(tx, id, adding);
         await applyMembersPart(tx, id, part, 1);
         await insertMemberships(tx, id, accountId, adding, now);
+        await recordHistory(tx, accountId, name, adding, 'added', change);
         await membersChanged(tx, id, now);
       });
       return { ok: true };
@@ -100,23 +132,9 @@ export class TagsRepository {
     }
   }
 
-  /** Removes the tag from those addresses (they stay tracked); answers whether anything changed. */
-  removeMembers(tagId: number, addresses: readonly string[], now: string): Promise<number> {
-    return this.db.transaction(async (tx) => {
-      await lockForMembershipChange(tx, tagId, addresses);
-      const removed: string[] = [];
-      for (const chunk of chunks(addresses)) {
-        const deleted = await tx.query<{ address: string }>(
-          sql`DELETE FROM address_tags WHERE tag_id = ${tagId} AND address IN (${list(chunk)}) RETURNING address`,
-        );
-        removed.push(...deleted.map((row) => row.address));
-      }
-      if (removed.length === 0) return 0;
-      // Read under the tag's lock: only now is it known which of the addresses were members.
-      await applyMembersPart(tx, tagId, await readMembersPart(tx, tagId, removed), -1);
-      await membersChanged(tx, tagId, now);
-      return removed.length;
-    });
+  /** Removes the tag from those addresses (they stay tracked); answers how many carried it. */
+  removeMembers(tag: NamedTag, addresses: readonly string[], change: Change): Promise<number> {
+    return this.db.transaction((tx) => removeMembers(tx, tag, addresses, change));
   }
 
   /** Stops tracking those of the addresses that carry no tag (the reserved tag's removal). */
@@ -132,13 +150,45 @@ export class TagsRepository {
     });
   }
 
-  /** The tag's kept aggregates go with it (ON DELETE CASCADE), after its row is locked like any change's. */
-  async deleteTag(tagId: number): Promise<void> {
+  /**
+   * The tag's kept aggregates go with it (ON DELETE CASCADE), after its row is locked like any
+   * change's; its history stays, with a `removed` for each of its last members.
+   */
+  async deleteTag(tag: NamedTag, change: Change): Promise<void> {
     await this.db.transaction(async (tx) => {
-      await lockForMembershipChange(tx, tagId, []);
-      await tx.execute(sql`DELETE FROM address_tags WHERE tag_id = ${tagId}`);
-      await tx.execute(sql`DELETE FROM tags WHERE id = ${tagId}`);
+      await lockForMembershipChange(tx, tag.tagId, []);
+      await tx.execute(
+        sql`INSERT INTO tag_history (account_id, tag, address, action, key_prefix, at)
+            SELECT ${tag.accountId}, ${tag.name}, address, 'removed', ${change.key}, ${change.now}
+            FROM address_tags WHERE tag_id = ${tag.tagId} ORDER BY address`,
+      );
+      await tx.execute(sql`DELETE FROM address_tags WHERE tag_id = ${tag.tagId}`);
+      await tx.execute(sql`DELETE FROM tags WHERE id = ${tag.tagId}`);
     });
+  }
+
+  /** Up to `limit` entries of the tag's history, newest first (at, then id, descending), from the filters on. */
+  async history(accountId: number, tag: string, filters: HistoryFilters, limit: number): Promise<HistoryRow[]> {
+    const conditions = [sql`account_id = ${accountId}`, sql`tag = ${tag}`];
+    if (filters.address !== undefined) conditions.push(sql`address = ${filters.address}`);
+    if (filters.since !== undefined) conditions.push(sql`at > ${filters.since}`);
+    if (filters.after !== undefined) conditions.push(sql`(at, id) < (${filters.after.at}, ${filters.after.id})`);
+    const found = await this.db.query<{
+      id: number | string;
+      at: Date | string;
+      action: 'added' | 'removed';
+      address: string;
+      key_prefix: string;
+    }>(
+      sql`SELECT id, at, action, address, key_prefix FROM tag_history WHERE ${and(conditions)}
+          ORDER BY at DESC, id DESC LIMIT ${limit}`,
+    );
+    return found.map((row) => ({ ...row, id: Number(row.id), at: toIso(row.at) }));
+  }
+
+  /** The history cursors' secret, stored on first use. */
+  cursorSecret(candidate: string): Promise<string> {
+    return settingOnce(this.db, SETTING_CURSOR_SECRET, candidate);
   }
 
   countTags(accountId: number): Promise<number> {
@@ -199,7 +249,7 @@ export class TagsRepository {
   }
 }
 
-class CapExceeded extends Error {
+export class CapExceeded extends Error {
   constructor(readonly overLimit: { address: string; tag_count: number }[]) {
     super('tag cap exceeded');
   }
@@ -219,7 +269,7 @@ export function binaryOrder(a: string, b: string): number {
  * once per address: 23 s for 500 addresses of a 70,000-address account (tagsOf). Unseen, the value
  * is estimated as an average account, and the addresses are looked up: 5 ms.
  */
-function accountKey(accountId: number): SqlFragment {
+export function accountKey(accountId: number): SqlFragment {
   return sql`(SELECT CAST(${accountId} AS BIGINT))`;
 }
 
@@ -228,8 +278,51 @@ function sameAddresses(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((address, index) => address === b[index]);
 }
 
+/**
+ * Removes the tag from those of the addresses that carry it, with the kept aggregates and the
+ * history in the same transaction; answers how many did.
+ */
+export async function removeMembers(
+  tx: Sql,
+  tag: NamedTag,
+  addresses: readonly string[],
+  change: Change,
+): Promise<number> {
+  const { tagId } = tag;
+  await lockForMembershipChange(tx, tagId, addresses);
+  const removed: string[] = [];
+  for (const chunk of chunks(addresses)) {
+    const deleted = await tx.query<{ address: string }>(
+      sql`DELETE FROM address_tags WHERE tag_id = ${tagId} AND address IN (${list(chunk)}) RETURNING address`,
+    );
+    removed.push(...deleted.map((row) => row.address));
+  }
+  if (removed.length === 0) return 0;
+  removed.sort(binaryOrder);
+  // Read under the tag's lock: only now is it known which of the addresses were members.
+  await applyMembersPart(tx, tagId, await readMembersPart(tx, tagId, removed), -1);
+  await recordHistory(tx, tag.accountId, tag.name, removed, 'removed', change);
+  await membersChanged(tx, tagId, change.now);
+  return removed.length;
+}
+
+/** One history entry per address whose membership of the tag changed. */
+async function recordHistory(
+  tx: Sql,
+  accountId: number,
+  tag: string,
+  addresses: readonly string[],
+  action: 'added' | 'removed',
+  change: Change,
+): Promise<void> {
+  for (const chunk of chunks(addresses)) {
+    const values = rows(chunk.map((address) => [accountId, tag, address, action, change.key, change.now]));
+    await tx.execute(sql`INSERT INTO tag_history (account_id, tag, address, action, key_prefix, at) VALUES ${values}`);
+  }
+}
+
 /** Every change to a tag's addresses moves its `updated_at` and revision on. */
-async function membersChanged(tx: Sql, tagId: number, now: string): Promise<void> {
+export async function membersChanged(tx: Sql, tagId: number, now: string): Promise<void> {
   await tx.execute(sql`UPDATE tags SET updated_at = ${now}, revision = revision + 1 WHERE id = ${tagId}`);
 }
 
@@ -274,7 +367,7 @@ async function tagCounts(
  * foreign-key checks of every other request inserting the tag's memberships, and this request
  * then waits for the tag's aggregates row that one of those holds: a deadlock.
  */
-async function createTag(tx: Sql, accountId: number, name: string, now: string): Promise<number> {
+export async function createTag(tx: Sql, accountId: number, name: string, now: string): Promise<number> {
   // Each turn either creates the tag or finds it; it goes round again only if the tag that stood in
   // the way was deleted before it could be read.
   for (;;) {

@@ -1,7 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { ParsedAddress, parseAddress } from '../../core/addresses';
 import { ApiError } from '../../core/errors';
-import { OffsetPage } from '../../http/paging/paging';
+import { CursorPage, OffsetPage } from '../../http/paging/paging';
+import { CursorCodec } from '../../http/paging/cursor';
+import { addressFilter } from '../../core/addresses/address-filters';
+import { parseInstant } from '../../core/time/instant';
+import { TagHistoryEntryDto, TagHistoryQueryDto, toTagHistoryEntry } from './dto/tag-history.dto';
 import { StatsService } from '../stats/stats.service';
 import { TagDetailsDto, TaggedAddressDto, TagSummaryDto, toTaggedAddress, toTagSummary } from './dto/tag.dto';
 import { MAX_TAGS_PER_ADDRESS, UNTAGGED } from '../../core/tags/tag-rules';
@@ -10,21 +14,25 @@ import { TagsRepository } from './tags.repository';
 
 @Injectable()
 export class TagsService {
+  private readonly cursors: CursorCodec;
+
   constructor(
     private readonly tags: TagsRepository,
     private readonly scopes: TagScopeService,
     private readonly stats: StatsService,
-  ) {}
+  ) {
+    this.cursors = new CursorCodec('tag history', (candidate) => this.tags.cursorSecret(candidate));
+  }
 
-  /** POST /v2/tags/:tag — all or nothing; `0` only tracks the addresses. */
-  async assign(accountId: number, tag: string, addresses: ParsedAddress[]): Promise<TaggedAddressDto[]> {
+  /** POST /v2/tags/:tag — all or nothing; `0` only tracks the addresses. `key`: who, for the history. */
+  async assign(accountId: number, tag: string, addresses: ParsedAddress[], key: string): Promise<TaggedAddressDto[]> {
     const canonical = addresses.map((address) => address.canonical);
     const outcome = await this.tags.assign(
       accountId,
       tag === UNTAGGED ? undefined : tag,
       canonical,
       MAX_TAGS_PER_ADDRESS,
-      now(),
+      { key, now: now() },
     );
     if (!outcome.ok) {
       throw new ApiError(
@@ -37,16 +45,22 @@ export class TagsService {
   }
 
   /** DELETE /v2/tags/:tag/addresses — the addresses stay tracked; for `0`, untagged ones stop being tracked. */
-  async removeFrom(accountId: number, tag: string, addresses: ParsedAddress[]): Promise<TaggedAddressDto[]> {
+  async removeFrom(
+    accountId: number,
+    tag: string,
+    addresses: ParsedAddress[],
+    key: string,
+  ): Promise<TaggedAddressDto[]> {
     const scope = await this.scopes.resolve(accountId, tag);
     const canonical = addresses.map((address) => address.canonical);
-    if (scope.kind === 'tag') await this.tags.removeMembers(scope.tagId, canonical, now());
-    else await this.tags.untrack(accountId, canonical);
+    if (scope.kind === 'tag') {
+      await this.tags.removeMembers({ accountId, tagId: scope.tagId, name: tag }, canonical, { key, now: now() });
+    } else await this.tags.untrack(accountId, canonical);
     return this.records(accountId, addresses);
   }
 
   /** DELETE /v2/tags/:tag — removes the tag from every address; they stay tracked. */
-  async delete(accountId: number, tag: string): Promise<void> {
+  async delete(accountId: number, tag: string, key: string): Promise<void> {
     if (tag === UNTAGGED) {
       throw new ApiError(
         'INVALID_TAG',
@@ -54,7 +68,37 @@ export class TagsService {
       );
     }
     const scope = await this.scopes.resolve(accountId, tag);
-    if (scope.kind === 'tag') await this.tags.deleteTag(scope.tagId);
+    if (scope.kind === 'tag')
+      await this.tags.deleteTag({ accountId, tagId: scope.tagId, name: tag }, { key, now: now() });
+  }
+
+  /**
+   * GET /v2/tags/:tag/history — newest first, keyset paged. The history outlives the tag, so a
+   * tag that is gone (or never was, or is another account's) is not an error: it has no entries
+   * here. The reserved `0` is the absence of a tag, not a tag: it has none either.
+   */
+  async history(accountId: number, tag: string, query: TagHistoryQueryDto): Promise<CursorPage<TagHistoryEntryDto>> {
+    // A membership is of one spelling: its history is looked up by that spelling alone.
+    const address = query.address === undefined ? undefined : addressFilter(query.address);
+    const position = query.after === undefined ? undefined : await this.cursors.decode(query.after);
+    const rows = await this.tags.history(
+      accountId,
+      tag,
+      {
+        address,
+        since: query.since === undefined ? undefined : parseInstant(query.since),
+        after: position === undefined ? undefined : { at: position.time, id: Number(position.id) },
+      },
+      // One row more than the page tells whether another page follows.
+      query.per_page + 1,
+    );
+    const page = rows.slice(0, query.per_page);
+    const last = page[page.length - 1];
+    const next =
+      rows.length > query.per_page && last !== undefined
+        ? await this.cursors.encode({ time: last.at, id: String(last.id) })
+        : undefined;
+    return new CursorPage(page.map(toTagHistoryEntry), next, query.after === undefined);
   }
 
   async list(accountId: number, page: number, perPage: number): Promise<OffsetPage<TagSummaryDto>> {

@@ -5,7 +5,8 @@ import { Db, Sql } from '../../database/db.service';
 import { filterOnly } from '../../database/dialect';
 import { and, chunks, empty, list, prepared, raw, sql, SqlFragment } from '../../database/sql';
 import { TagScope } from '../../core/tags/tag-scope';
-import { CursorPosition } from './cursor';
+import { CursorPosition } from '../../http/paging/cursor';
+import { settingOnce } from '../../database/settings';
 
 export interface TransactionFilters {
   chain?: ChainId;
@@ -75,7 +76,7 @@ export class TransactionsRepository {
     if (filters.tokenAddress !== undefined) shared.push(sql`${column('token_address')} = ${filters.tokenAddress}`);
     if (filters.since !== undefined) shared.push(sql`block_time > ${filters.since}`);
     if (filters.after !== undefined) {
-      shared.push(sql`(block_time, id) < (${filters.after.blockTime}, ${filters.after.id})`);
+      shared.push(sql`(block_time, id) < (${filters.after.time}, ${filters.after.id})`);
     }
     const members = filters.scope === undefined ? undefined : addressSet(filters.scope);
     const select = (conditions: SqlFragment[]) =>
@@ -102,19 +103,8 @@ export class TransactionsRepository {
     return this.db.query<TransactionRow>(members === undefined ? prepared(statement) : statement);
   }
 
-  /**
-   * The cursor secret, stored on first use. When several servers start on one database at once,
-   * the first insert wins and every one of them reads that value back.
-   */
-  async cursorSecret(candidate: string): Promise<string> {
-    await this.db.execute(
-      sql`INSERT INTO settings (key, value) VALUES (${SETTING_CURSOR_SECRET}, ${candidate}) ON CONFLICT (key) DO NOTHING`,
-    );
-    const rows = await this.db.query<{ value: string }>(
-      sql`SELECT value FROM settings WHERE key = ${SETTING_CURSOR_SECRET}`,
-    );
-    const value = rows[0]?.value;
-    if (value === undefined) throw new Error('the cursor secret could not be stored');
-    return value;
+  /** The cursor secret, stored on first use. */
+  cursorSecret(candidate: string): Promise<string> {
+    return settingOnce(this.db, SETTING_CURSOR_SECRET, candidate);
   }
 }

@@ -1,33 +1,30 @@
 import { Injectable } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
-import { ApiError } from '../../core/errors';
 import type { Sql } from '../../database/db.service';
 import { CursorPage } from '../../http/paging/paging';
 import { listFilters } from '../../core/addresses/address-filters';
 import { TagScopeService } from '../tags/tag-scope.service';
-import { CursorPosition, decodeCursor, encodeCursor } from './cursor';
+import { CursorCodec } from '../../http/paging/cursor';
 import { TransactionDto, toTransaction } from './dto/transaction.dto';
 import { TransactionsQueryDto } from './dto/transactions-query.dto';
 import { parseInstant } from '../../core/time/instant';
 import { TransactionFilters, TransactionsRepository } from './transactions.repository';
 
-const SECRET_BYTES = 32;
-
 @Injectable()
 export class TransactionsService {
-  /** Loaded from the database once; a failed load is retried by the next request. */
-  private secret: Promise<Buffer> | undefined;
+  private readonly cursors: CursorCodec;
 
   constructor(
     private readonly transactions: TransactionsRepository,
     private readonly tagScopes: TagScopeService,
-  ) {}
+  ) {
+    this.cursors = new CursorCodec('transactions', (candidate) => this.transactions.cursorSecret(candidate));
+  }
 
   async page(accountId: number, query: TransactionsQueryDto): Promise<CursorPage<TransactionDto>> {
     const filters: TransactionFilters = {
       ...listFilters(query),
       since: query.since === undefined ? undefined : parseInstant(query.since),
-      after: query.after === undefined ? undefined : await this.position(query.after),
+      after: query.after === undefined ? undefined : await this.cursors.decode(query.after),
       scope: query.tag === undefined ? undefined : await this.tagScopes.resolve(accountId, query.tag),
     };
     // One row more than the page tells whether another page follows.
@@ -36,7 +33,7 @@ export class TransactionsService {
     const last = items[items.length - 1];
     const next =
       rows.length > query.per_page && last !== undefined
-        ? encodeCursor({ blockTime: last.block_time, id: last.id }, await this.cursorSecret())
+        ? await this.cursors.encode({ time: last.block_time, id: last.id })
         : undefined;
     return new CursorPage(items, next, query.after === undefined);
   }
@@ -47,26 +44,5 @@ export class TransactionsService {
    */
   async shownIn(tx: Sql, ids: readonly string[]): Promise<TransactionDto[]> {
     return (await this.transactions.byIds(tx, ids)).map(toTransaction);
-  }
-
-  private async position(cursor: string): Promise<CursorPosition> {
-    const position = decodeCursor(cursor, await this.cursorSecret());
-    if (position === undefined) {
-      throw new ApiError('INVALID_QUERY', 'after is not a cursor this server handed out; follow the Link header.', [
-        { parameter: 'after', message: 'invalid cursor' },
-      ]);
-    }
-    return position;
-  }
-
-  private cursorSecret(): Promise<Buffer> {
-    this.secret ??= this.transactions.cursorSecret(randomBytes(SECRET_BYTES).toString('hex')).then(
-      (hex) => Buffer.from(hex, 'hex'),
-      (error: unknown) => {
-        this.secret = undefined;
-        throw error;
-      },
-    );
-    return this.secret;
   }
 }

@@ -71,10 +71,23 @@ describe('BitcoinRpc', () => {
   it('gives up on a URL that does not answer within the timeout', async () => {
     const hung = await standIn(() => ({ hang: true }));
     const spare = await standIn(ok(9));
-    const rpc = new BitcoinRpc([hung.url, spare.url], { ...fast, retries: 0, timeoutMs: 100 });
+    const rpc = new BitcoinRpc([hung.url, spare.url], { ...fast, retries: 0, timeoutMs: 500 });
     expect(await rpc.call('getblockcount')).toBe(9);
-    const alone = new BitcoinRpc([hung.url], { ...fast, retries: 0, timeoutMs: 100 });
-    await expect(alone.call('getblockcount')).rejects.toThrow('RPC URL #1: no answer within 100 ms');
+    const alone = new BitcoinRpc([hung.url], { ...fast, retries: 0, timeoutMs: 500 });
+    await expect(alone.call('getblockcount')).rejects.toThrow('RPC URL #1: no answer within 500 ms');
+  });
+
+  it('keeps asking the fallback that answered, and the first URL again after stickyMs', async () => {
+    const hung = await standIn(() => ({ hang: true }));
+    const spare = await standIn(ok(9));
+    const rpc = new BitcoinRpc([hung.url, spare.url], { ...fast, retries: 0, timeoutMs: 500, stickyMs: 1_000 });
+    expect(await rpc.call('getblockcount')).toBe(9);
+    expect(await rpc.call('getblockcount')).toBe(9);
+    expect(await rpc.call('getbestblockhash')).toBe(9);
+    expect([hung.requests.length, spare.requests.length]).toEqual([1, 3]);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect(await rpc.call('getblockcount')).toBe(9);
+    expect([hung.requests.length, spare.requests.length]).toEqual([2, 4]);
   });
 
   it('takes an RPC error with HTTP 500 as the answer: no retry, no fallback', async () => {
@@ -157,6 +170,9 @@ describe('BitcoinRpc', () => {
   it('never repeats a URL it cannot use', () => {
     expect(() => new BitcoinRpc(['http://u:secret@[bad'])).toThrow('RPC URL #1 is not a valid URL');
     expect(() => new BitcoinRpc(['http://ok:1/', 'ftp://u:secret@host/'])).toThrow('RPC URL #2 is not an http(s) URL');
+    expect(() => new BitcoinRpc(['http://u:sec%zzret@host:1/'])).toThrow(
+      'RPC URL #1 has a malformed %-escape in its credentials',
+    );
     expect(() => new BitcoinRpc([])).toThrow('at least one RPC URL');
   });
 });

@@ -18,6 +18,12 @@ export interface BitcoinRpcOptions {
   maxBatch?: number;
   /** Wait before a retry on the same URL, default 200 ms (doubled for each further retry). */
   retryDelayMs?: number;
+  /**
+   * After a fallback URL answered, requests start there rather than at the first URL (which would
+   * cost every request a timeout while the first one hangs) for this long, default 60 s; then the
+   * first URL is tried first again.
+   */
+  stickyMs?: number;
 }
 
 export interface BitcoinRpcCall {
@@ -93,7 +99,10 @@ export class BitcoinRpc {
   private readonly retries: number;
   private readonly maxBatch: number;
   private readonly retryDelayMs: number;
+  private readonly stickyMs: number;
   private nextId = 1;
+  /** The URL that answered last, when it is not the first, and since when. */
+  private sticky: { index: number; since: number } | undefined;
 
   constructor(urls: readonly string[], options: BitcoinRpcOptions = {}) {
     if (urls.length === 0) throw new Error('BitcoinRpc needs at least one RPC URL');
@@ -102,6 +111,7 @@ export class BitcoinRpc {
     this.retries = options.retries ?? 1;
     this.maxBatch = options.maxBatch ?? 500;
     this.retryDelayMs = options.retryDelayMs ?? 200;
+    this.stickyMs = options.stickyMs ?? 60_000;
     if (!Number.isInteger(this.maxBatch) || this.maxBatch < 1) throw new Error('maxBatch must be a positive integer');
   }
 
@@ -153,12 +163,20 @@ export class BitcoinRpc {
   private async send(method: string, payload: unknown): Promise<unknown> {
     const text = JSON.stringify(payload);
     const reasons: string[] = [];
-    for (const endpoint of this.endpoints) {
+    if (this.sticky !== undefined && Date.now() - this.sticky.since > this.stickyMs) this.sticky = undefined;
+    const first = this.sticky?.index ?? 0;
+    const order = this.endpoints.map((_, offset) => (first + offset) % this.endpoints.length);
+    for (const index of order) {
+      const endpoint = this.endpoints[index]!;
       let failure: Failure | undefined;
       for (let attempt = 0; attempt <= this.retries; attempt++) {
         if (attempt > 0) await sleep(this.retryDelayMs * 2 ** (attempt - 1));
         const outcome = await this.attempt(endpoint, text);
-        if (outcome.ok) return outcome.body;
+        if (outcome.ok) {
+          if (index === 0) this.sticky = undefined;
+          else if (this.sticky?.index !== index) this.sticky = { index, since: Date.now() };
+          return outcome.body;
+        }
         failure = outcome.failure;
         if (!failure.transient) break;
       }
@@ -219,8 +237,14 @@ function endpointOf(text: string, label: string): Endpoint {
     throw new Error(`${label} is not a valid URL`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`${label} is not an http(s) URL`);
-  const user = decodeURIComponent(url.username);
-  const password = decodeURIComponent(url.password);
+  let user: string;
+  let password: string;
+  try {
+    user = decodeURIComponent(url.username);
+    password = decodeURIComponent(url.password);
+  } catch {
+    throw new Error(`${label} has a malformed %-escape in its credentials`);
+  }
   url.username = '';
   url.password = '';
   const authorization =

@@ -46,7 +46,7 @@ interface OutputChanges {
  * among the tracked outputs (in memory, loaded when the process takes the chain), never by asking
  * the node. Balances are the sums of the unspent tracked outputs: exact, and nothing to read.
  *
- * A transaction becomes transfers (README, "The Bitcoin family"): one per output paid to an address
+ * A transaction becomes transfers (docs/live-data.md, "The Bitcoin family"): one per output paid to an address
  * that is not among the transaction's tracked senders; change back to a sender is none; a coinbase
  * output's sender is `0`. The sender named is the tracked address that spent the most in the
  * transaction, or, when no sender is tracked, the address of the first input that has one (the
@@ -69,6 +69,8 @@ export class UtxoSource implements ChainSource {
   private balance = new Map<string, bigint>();
   /** A rewind changed the tracked outputs: memory is reloaded before the next reading. */
   private stale = false;
+  /** Whether the node has `scantxoutset` (Dogecoin Core 1.14 has not); asked when the source is prepared. */
+  private scans = true;
 
   constructor(
     private readonly settings: FollowedChainConfig,
@@ -95,12 +97,28 @@ export class UtxoSource implements ChainSource {
   async prepare(followed: ReadonlySet<string>): Promise<void> {
     this.followScripts(followed);
     await this.reload();
+    try {
+      await this.rpc.call('scantxoutset', ['status']);
+      this.scans = true;
+    } catch (error) {
+      if (!(error instanceof BitcoinRpcError && error.code === METHOD_NOT_FOUND)) throw error;
+      this.scans = false;
+    }
   }
 
   private async reload(): Promise<void> {
     this.unspent = new Map();
     this.balance = new Map();
-    for (const output of await this.repository.unspent(this.chain)) this.keep(output);
+    const recorded = new Set<string>();
+    for (const output of await this.repository.unspent(this.chain)) {
+      this.keep(output);
+      recorded.add(output.address);
+    }
+    // A script keeps the form its outputs were recorded under, so that a balance is never split between twins.
+    for (const address of recorded) {
+      const script = outputScriptOf(this.chain, address);
+      if (script !== undefined && this.scripts.has(script)) this.scripts.set(script, address);
+    }
     this.stale = false;
   }
 
@@ -113,26 +131,40 @@ export class UtxoSource implements ChainSource {
     const blocks = await readBlocks(this.rpc, from, to, await this.readPath());
     const changes: OutputChanges = { created: new Map(), spent: new Map() };
     const transfers = await this.transfersOf(blocks, this.scripts, changes, (key) => this.unspent.get(key));
-    const touched = touchedBy(changes);
-    const known = new Map<string, string>();
-    for (const address of touched) {
-      let sum = this.balance.get(address) ?? 0n;
-      for (const output of changes.created.values()) {
-        if (output.address === address && output.spentBlock === undefined) sum += output.value;
-      }
-      for (const output of changes.spent.values()) if (output.address === address) sum -= output.value;
-      known.set(holdingKey({ address, token_address: NATIVE }), sum.toString());
-    }
     return {
+      ...this.outputReading(changes),
       transfers,
-      touched: [...touched].map((address) => ({ address, token_address: NATIVE })),
-      known,
       headers: blocks.map((block) => ({
         number: block.height,
         hash: block.hash,
         parentHash: block.parentHash,
         time: block.time,
       })),
+    };
+  }
+
+  /**
+   * What `changes` do to the tracked outputs, as a reading: the addresses they touch with their
+   * balances after them, the rows to write, and memory to update once committed.
+   */
+  private outputReading(changes: OutputChanges): SourceReading {
+    const touched = touchedBy(changes);
+    const delta = new Map<string, bigint>();
+    for (const output of changes.created.values()) {
+      if (output.spentBlock === undefined) delta.set(output.address, (delta.get(output.address) ?? 0n) + output.value);
+    }
+    for (const output of changes.spent.values()) {
+      delta.set(output.address, (delta.get(output.address) ?? 0n) - output.value);
+    }
+    const known = new Map<string, string>();
+    for (const address of touched) {
+      const sum = (this.balance.get(address) ?? 0n) + (delta.get(address) ?? 0n);
+      known.set(holdingKey({ address, token_address: NATIVE }), sum.toString());
+    }
+    return {
+      transfers: [],
+      touched: [...touched].map((address) => ({ address, token_address: NATIVE })),
+      known,
       write: (tx) => this.repository.add(tx, this.chain, [...changes.created.values(), ...changes.spent.values()]),
       committed: () => this.apply(changes),
     };
@@ -155,12 +187,11 @@ export class UtxoSource implements ChainSource {
       if (script !== undefined && !this.scripts.has(script)) scripts.set(script, address);
     }
     const outputs = await this.unspentAt(scripts, at.number);
+    const sums = new Map<string, bigint>();
+    for (const output of outputs) sums.set(output.address, (sums.get(output.address) ?? 0n) + output.value);
     const known = new Map<string, string>();
     for (const address of fresh) {
-      const sum = outputs
-        .filter((output) => output.address === address)
-        .reduce((all, output) => all + output.value, 0n);
-      known.set(holdingKey({ address, token_address: NATIVE }), sum.toString());
+      known.set(holdingKey({ address, token_address: NATIVE }), (sums.get(address) ?? 0n).toString());
     }
     return {
       transfers: [],
@@ -213,6 +244,11 @@ export class UtxoSource implements ChainSource {
     const blocks = await readBlocks(this.rpc, backfill.nativeNext, to, await this.readPath());
     const changes: OutputChanges = { created: new Map(), spent: new Map() };
     const transfers = await this.transfersOf(blocks, scripts, changes, (key) => found.get(key));
+    if (!this.scans) {
+      // No UTXO set to take the address in from: what the backfill finds is its balance.
+      const reading = this.outputReading(changes);
+      return { reading: { ...reading, transfers }, next };
+    }
     // Outputs the backfill finds were either kept at take-in (unspent then) or spent by then.
     const rows = [...changes.created.values(), ...changes.spent.values()].map((output) =>
       found.has(outpointKey(output.txid, output.vout)) || output.spentBlock !== undefined
@@ -316,7 +352,7 @@ export class UtxoSource implements ChainSource {
         }
         const received = new Map<string, bigint>();
         for (const output of tx.outputs) {
-          const address = scripts.get(output.script);
+          const address = trackedBy(scripts, this.chain, output.script);
           if (address === undefined) continue;
           changes.created.set(outpointKey(tx.txid, output.n), {
             txid: tx.txid,
@@ -365,7 +401,7 @@ export class UtxoSource implements ChainSource {
     const transfers: ObservedTransfer[] = [];
     const named = new Set<string>();
     for (const output of tx.outputs) {
-      const to = scripts.get(output.script) ?? addressOfScript(this.chain, output.script);
+      const to = trackedBy(scripts, this.chain, output.script) ?? addressOfScript(this.chain, output.script);
       if (to === undefined || output.value === 0n || senders.has(to)) continue;
       // Only transfers with a tracked end are recorded.
       if (senders.size === 0 && !received.has(to)) continue;
@@ -443,6 +479,7 @@ export class UtxoSource implements ChainSource {
   private async spentAbove(scripts: ReadonlyMap<string, string>, at: bigint, to: bigint): Promise<TrackedOutput[]> {
     const blocks = await readBlocks(this.rpc, at + 1n, to, await this.readPath());
     const inputs = blocks.flatMap((block) => block.transactions.flatMap((tx) => tx.inputs));
+    const spentThere = new Set(inputs.map((input) => outpointKey(input.txid, input.vout)));
     const previous = [...new Set(inputs.map((input) => input.txid))];
     const answers = await this.rpc.batch<{
       blockhash?: string;
@@ -454,7 +491,7 @@ export class UtxoSource implements ChainSource {
       for (const output of answer?.vout ?? []) {
         const address = scripts.get(output.scriptPubKey?.hex?.toLowerCase() ?? '');
         if (address === undefined || answer?.blockhash === undefined) continue;
-        if (!inputs.some((input) => input.txid === txid && input.vout === output.n)) continue;
+        if (!spentThere.has(outpointKey(txid, output.n))) continue;
         candidates.push({ txid, vout: output.n, address, value: satoshis(output.value), blockhash: answer.blockhash });
       }
     });
@@ -482,6 +519,21 @@ export function utxoAddressShape(chain: ChainId): AddressShape {
     maxLength: 90,
     valid: (address) => isAddressOnChain(address, chain),
   };
+}
+
+/** A pay-to-pubkey script: a 33- or 65-byte key, then OP_CHECKSIG. */
+const PAY_TO_PUBKEY = /^(?:21[0-9a-f]{66}|41[0-9a-f]{130})ac$/;
+
+/**
+ * The followed address an output pays to: by its script, or, for a pay-to-pubkey output (early
+ * coinbases), by the P2PKH script of its key, which is how the address is known.
+ */
+export function trackedBy(scripts: ReadonlyMap<string, string>, chain: ChainId, script: string): string | undefined {
+  const direct = scripts.get(script);
+  if (direct !== undefined || !PAY_TO_PUBKEY.test(script)) return direct;
+  const address = addressOfScript(chain, script);
+  const keyed = address === undefined ? undefined : outputScriptOf(chain, address);
+  return keyed === undefined ? undefined : scripts.get(keyed);
 }
 
 function touchedBy(changes: OutputChanges): Set<string> {

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { MAX_LINE_BYTES } from './line-reader';
+import { MAX_LINE_BYTES } from '../../../core/text/line-reader';
 import { ndjsonSource } from './ndjson.source';
 import type { SourceBatch } from './record-source';
 

@@ -1,5 +1,5 @@
 import type { RecordInput } from '../../../core/records/record-input';
-import { ByteSource, MAX_LINE_BYTES, readLineBatches, SourceLine } from './line-reader';
+import { ByteSource, MAX_LINE_BYTES, readLineBatches, SourceLine } from '../../../core/text/line-reader';
 import type { SourceBatch, SourceItem } from './record-source';
 
 /**

@@ -1,11 +1,9 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional } from 'class-validator';
 import type { ChainId } from '../../../core/chains/chain-ids';
 import {
   AddressFilter,
+  AfterCursor,
   ChainFilter,
-  IsInstant,
-  OptionalString,
+  SinceFilter,
   TagFilter,
   TokenAddressFilter,
 } from '../../../http/validation/query-params';
@@ -25,19 +23,9 @@ export class TransactionsQueryDto extends PerPageQueryDto {
   @TagFilter('Only transactions sent or received by an address carrying this tag')
   tag?: string;
 
-  @ApiPropertyOptional({
-    description:
-      'Only transactions with a block time strictly after this instant: YYYY-MM-DDTHH:MM:SSZ, milliseconds allowed.',
-    example: '2024-05-01T00:00:00Z',
-  })
-  @IsOptional()
-  @IsInstant()
+  @SinceFilter('Only transactions with a block time', '2024-05-01T00:00:00Z')
   since?: string;
 
-  @OptionalString({
-    description:
-      'Opaque cursor: the page after the one that handed it out. Take it from the `next` link rather than building it.',
-    example: 'WyIyMDI0LTA1LTAxVDEyOjAwOjAwLjAwMFoiLCJ0eC0xIl0.0123456789abcdefABCDEF',
-  })
+  @AfterCursor('WyIyMDI0LTA1LTAxVDEyOjAwOjAwLjAwMFoiLCJ0eC0xIl0.0123456789abcdefABCDEF')
   after?: string;
 }

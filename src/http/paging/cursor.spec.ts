@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { decodeCursor, encodeCursor } from './cursor';
 
-describe('transaction cursors', () => {
+describe('cursors', () => {
   const secret = randomBytes(32);
-  const position = { blockTime: '2024-05-01T12:00:00.000Z', id: 'tx "quoted" | ünïcode.0' };
+  const position = { time: '2024-05-01T12:00:00.000Z', id: 'tx "quoted" | ünïcode.0' };
 
   it('round-trips a position and is URL-safe', () => {
     const cursor = encodeCursor(position, secret);
@@ -37,5 +37,11 @@ describe('transaction cursors', () => {
     ]) {
       expect(decodeCursor(bad, secret)).toBeUndefined();
     }
+  });
+
+  it('refuses a cursor of another list', () => {
+    const cursor = encodeCursor(position, secret, 'transactions');
+    expect(decodeCursor(cursor, secret, 'tag history')).toBeUndefined();
+    expect(decodeCursor(encodeCursor(position, secret, 'tag history'), secret, 'tag history')).toEqual(position);
   });
 });

@@ -1,0 +1,32 @@
+/** Administration of the bench's throwaway PostgreSQL cluster: databases made fresh, one-off statements. */
+import { Client } from 'pg';
+import type { PgCluster } from '../../test/support/pg-cluster';
+
+/** One statement on its own connection. */
+export async function adminQuery(url: string, sql: string): Promise<void> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** An empty database `name` on the cluster (dropped first if it is there); answers its URL. */
+export async function createDatabase(cluster: PgCluster, name: string): Promise<string> {
+  await adminQuery(cluster.url, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await adminQuery(cluster.url, `CREATE DATABASE ${name}`);
+  return cluster.url.replace(/\/postgres$/, `/${name}`);
+}
+
+/** The server's version, as `SHOW server_version` gives it. */
+export async function serverVersion(url: string): Promise<string> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return ((await client.query('SHOW server_version')).rows[0] as { server_version: string }).server_version;
+  } finally {
+    await client.end();
+  }
+}

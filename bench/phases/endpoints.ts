@@ -1,0 +1,170 @@
+/**
+ * The endpoint load: each endpoint driven by autocannon with request paths from the dataset, on
+ * PostgreSQL against the floor (after checking both answer alike), on SQLite alone.
+ */
+import type { DatasetMeta } from '../dataset/meta';
+import { fetchAnswer } from '../lib/http';
+import { drive, LoadOptions, LoadResult } from '../lib/load';
+import type { Server } from '../lib/processes';
+import { ENDPOINT_LABELS, EndpointId, PostgresFigures, SqliteFigures } from '../lib/report';
+import type { Run, Settings } from './context';
+
+const VERIFY_PER_ENDPOINT = 10;
+
+/** The request paths of an endpoint, built from the dataset's samples. */
+export function pathsFor(id: EndpointId, meta: DatasetMeta): string[] {
+  const { addresses, tags, bigTag } = meta.samples;
+  switch (id) {
+    case 'address':
+      return addresses.map((address) => `/v2/addresses/${encodeURIComponent(address)}`);
+    case 'transactions':
+      return addresses.map((address) => `/v2/transactions?address=${encodeURIComponent(address)}`);
+    case 'holdings':
+      return tags.map((tag) => `/v2/token-holdings?tag=${tag}`);
+    case 'tag':
+      return tags.map((tag) => `/v2/tags/${tag}`);
+    case 'tag_10k':
+      return [`/v2/tags/${bigTag}`];
+  }
+}
+
+/**
+ * Each endpoint on the service and the floor: every distinct path once on each (the first pass),
+ * a warm-up of each, then the service and the floor measured back to back with the same load.
+ */
+export function measureAgainstFloor(
+  run: Run,
+  service: Server,
+  floor: Server,
+): Promise<{ endpoints: PostgresFigures['endpoints']; peakUnderLoadMb: number }> {
+  const { settings, headers, log } = run;
+  return eachEndpoint(run, async (id, paths) => {
+    log(`${ENDPOINT_LABELS[id]}: every path once on both, warming up both, then ${settings.seconds} s each`);
+    const firstPass = {
+      service: await drive({ ...firstPassLoad(paths, settings), port: service.port, headers }),
+      floor: await drive({ ...firstPassLoad(paths, settings), port: floor.port, headers }),
+    };
+    log(
+      `  first pass: service p99 ${firstPass.service.p99.toFixed(1)} ms | floor p99 ${firstPass.floor.p99.toFixed(1)} ms`,
+    );
+    await drive({ port: service.port, paths, headers, connections: settings.connections, seconds: settings.warmup });
+    await drive({ port: floor.port, paths, headers, connections: settings.connections, seconds: settings.warmup });
+    const load = { paths, headers, connections: settings.connections, seconds: settings.seconds };
+    const sampled = await measure(service, load);
+    const floorResult = (await measure(floor, load)).result;
+    log(
+      `  service ${Math.round(sampled.result.rps)} rps p99 ${sampled.result.p99.toFixed(1)} ms | floor ` +
+        `${Math.round(floorResult.rps)} rps p99 ${floorResult.p99.toFixed(1)} ms` +
+        failures(sampled.result) +
+        failures(floorResult),
+    );
+    const figures = {
+      service: sampled.result,
+      floor: floorResult,
+      ratio: sampled.result.rps / floorResult.rps,
+      firstPass,
+    };
+    return { figures, peakMb: sampled.peakMb };
+  });
+}
+
+/** Each endpoint on the service alone (SQLite: no floor), warmed up and then measured. */
+export function measureAlone(
+  run: Run,
+  service: Server,
+): Promise<{ endpoints: SqliteFigures['endpoints']; peakUnderLoadMb: number }> {
+  const { settings, headers, log } = run;
+  return eachEndpoint(run, async (id, paths) => {
+    log(`SQLite ${ENDPOINT_LABELS[id]}: warming up, then ${settings.seconds} s`);
+    await drive({ port: service.port, paths, headers, connections: settings.connections, seconds: settings.warmup });
+    const sampled = await measure(service, {
+      paths,
+      headers,
+      connections: settings.connections,
+      seconds: settings.seconds,
+    });
+    log(
+      `  service ${Math.round(sampled.result.rps)} rps p99 ${sampled.result.p99.toFixed(1)} ms${failures(sampled.result)}`,
+    );
+    return { figures: sampled.result, peakMb: sampled.peakMb };
+  });
+}
+
+/** The run's endpoints in turn, each with its request paths: their figures, and the service's peak RSS under load. */
+async function eachEndpoint<F>(
+  run: Run,
+  measureOne: (id: EndpointId, paths: string[]) => Promise<{ figures: F; peakMb: number }>,
+): Promise<{ endpoints: Partial<Record<EndpointId, F>>; peakUnderLoadMb: number }> {
+  const endpoints: Partial<Record<EndpointId, F>> = {};
+  let peakUnderLoadMb = 0;
+  for (const id of run.settings.endpoints) {
+    const { figures, peakMb } = await measureOne(id, pathsFor(id, run.meta));
+    endpoints[id] = figures;
+    peakUnderLoadMb = Math.max(peakUnderLoadMb, peakMb);
+  }
+  return { endpoints, peakUnderLoadMb };
+}
+
+/**
+ * The floor must answer what the service answers: the first requests of every endpoint are sent
+ * to both and their status, body and Link header (host aside) compared.
+ */
+export async function compareAnswers(run: Run, service: Server, floor: Server): Promise<PostgresFigures['verified']> {
+  const mismatches: string[] = [];
+  let compared = 0;
+  for (const id of run.settings.endpoints) {
+    for (const path of pathsFor(id, run.meta).slice(0, VERIFY_PER_ENDPOINT)) {
+      const [a, b] = await Promise.all([
+        fetchAnswer(service.port, path, run.headers),
+        fetchAnswer(floor.port, path, run.headers),
+      ]);
+      compared += 1;
+      if (a.status !== 200) mismatches.push(`${path}: the service answered ${a.status}: ${a.body.slice(0, 200)}`);
+      else if (a.status !== b.status || a.body !== b.body || a.link !== b.link) {
+        mismatches.push(
+          `${path}: service ${a.status} ${a.body.slice(0, 300)} | floor ${b.status} ${b.body.slice(0, 300)}`,
+        );
+      }
+    }
+  }
+  return { compared, mismatches };
+}
+
+/**
+ * One measured load on one server: its answers, the CPU time it spent on them, and its RSS
+ * sampled five times a second. On a machine the server shares with PostgreSQL and the load
+ * generator, CPU per answer is the steadier measure of what a request costs it.
+ */
+export async function measure(
+  server: Server,
+  options: Omit<LoadOptions, 'port'>,
+): Promise<{ result: LoadResult; peakMb: number }> {
+  let peakMb = server.memory().rssMb;
+  const timer = setInterval(() => {
+    peakMb = Math.max(peakMb, server.memory().rssMb);
+  }, 200);
+  try {
+    const cpuBefore = server.cpuSeconds();
+    const result = await drive({ ...options, port: server.port });
+    const cpuMs = (server.cpuSeconds() - cpuBefore) * 1000;
+    result.cpuMsPerRequest = result.requests > 0 ? cpuMs / result.requests : NaN;
+    return { result, peakMb: Math.max(peakMb, server.memory().rssMb) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** Each distinct path once, through the same connections as the measurement. */
+function firstPassLoad(paths: readonly string[], settings: Settings) {
+  const distinct = [...new Set(paths)];
+  return {
+    paths: distinct,
+    connections: Math.min(settings.connections, distinct.length),
+    seconds: settings.seconds,
+    amount: distinct.length,
+  };
+}
+
+function failures(result: LoadResult): string {
+  return result.non2xx + result.errors > 0 ? ` (${result.non2xx} non-2xx, ${result.errors} errors)` : '';
+}

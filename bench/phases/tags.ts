@@ -1,0 +1,72 @@
+/**
+ * The tag load: the dataset's tags through the service's API, as a client would load them (NDJSON
+ * cannot carry tags), and then the 10,000-address tag asked for alone.
+ */
+import { performance } from 'node:perf_hooks';
+import { fetchAnswer } from '../lib/http';
+import { percentile } from '../lib/load';
+import type { BigTagAlone, TagLoad } from '../lib/report';
+import type { Run } from './context';
+import { pathsFor } from './endpoints';
+
+const TAG_BATCH = 1000;
+const TAG_LOAD_CONCURRENCY = 4;
+
+/**
+ * POST /v2/tags/:tag with up to TAG_BATCH addresses a request, a few requests at a time, each with
+ * its account's key.
+ */
+export async function loadTags(run: Run, port: number): Promise<TagLoad> {
+  const { meta, keys, log } = run;
+  const jobs: { key: string; tag: string; addresses: string[] }[] = [];
+  for (const tag of meta.tags) {
+    for (let start = 0; start < tag.addresses.length; start += TAG_BATCH) {
+      jobs.push({ key: keys[tag.account]!, tag: tag.name, addresses: tag.addresses.slice(start, start + TAG_BATCH) });
+    }
+  }
+  const memberships = jobs.reduce((sum, job) => sum + job.addresses.length, 0);
+  log(`tags: ${meta.tags.length} tags, ${memberships} memberships in ${jobs.length} POST /v2/tags/:tag requests`);
+  const started = performance.now();
+  let next = 0;
+  const latencies: number[] = [];
+  const worker = async () => {
+    while (next < jobs.length) {
+      const job = jobs[next]!;
+      next += 1;
+      const sent = performance.now();
+      const response = await fetch(`http://127.0.0.1:${port}/v2/tags/${job.tag}`, {
+        method: 'POST',
+        headers: { 'x-api-key': job.key, 'content-type': 'application/json' },
+        body: JSON.stringify(job.addresses),
+        signal: AbortSignal.timeout(120_000),
+      });
+      const text = await response.text();
+      if (response.status !== 200)
+        throw new Error(`POST /v2/tags/${job.tag} answered ${response.status}: ${text.slice(0, 300)}`);
+      if (job.addresses.length === TAG_BATCH) latencies.push(performance.now() - sent);
+    }
+  };
+  await Promise.all(Array.from({ length: TAG_LOAD_CONCURRENCY }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const fullRequestP99Ms = percentile(latencies, 0.99);
+  log(
+    `tags: loaded in ${seconds.toFixed(1)} s; p99 of the ${latencies.length} requests of ${TAG_BATCH} addresses ${fullRequestP99Ms.toFixed(1)} ms`,
+  );
+  return { requests: jobs.length, memberships, seconds, fullRequests: latencies.length, fullRequestP99Ms };
+}
+
+/** Two requests for the 10,000-address tag, one after the other, before anything else asked for it. */
+export async function timeBigTagAlone(run: Run, port: number): Promise<BigTagAlone> {
+  const [path] = pathsFor('tag_10k', run.meta);
+  const timed = async () => {
+    const started = performance.now();
+    const answer = await fetchAnswer(port, path!, run.headers);
+    if (answer.status !== 200) throw new Error(`${path} answered ${answer.status}: ${answer.body.slice(0, 200)}`);
+    return performance.now() - started;
+  };
+  const firstMs = await timed();
+  const secondMs = await timed();
+  run.log(`10k-address tag alone: ${firstMs.toFixed(1)} ms, then ${secondMs.toFixed(1)} ms`);
+  return { firstMs, secondMs };
+}

@@ -1,0 +1,305 @@
+import { Injectable } from '@nestjs/common';
+import { applyMembersPart, readMembersPart } from '../../database/aggregates';
+import { Db, Sql } from '../../database/db.service';
+import { analyze, columnTypes, forUpdate, textRows } from '../../database/dialect';
+import { chunks, prepared, raw, sql, SqlFragment } from '../../database/sql';
+import { UNTAGGED } from '../../core/tags/tag-rules';
+import type { TagPair } from './portability/tag-files';
+import {
+  accountKey,
+  binaryOrder,
+  CapExceeded,
+  Change,
+  createTag,
+  membersChanged,
+  removeMembers,
+} from './tags.repository';
+
+export type ImportMode = 'merge' | 'replace';
+
+/** What an import changed (or, in a dry run, would change), counted in (address, tag) pairs. */
+export interface ImportCounts {
+  /** Distinct addresses in the file. */
+  addresses: number;
+  added: number;
+  removed: number;
+  unchanged: number;
+}
+
+export type ImportOutcome =
+  { ok: true; counts: ImportCounts } | { ok: false; overLimit: { address: string; tag_count: number }[] };
+
+/** An address and its tags, ascending; none for an address tracked without a tag. */
+export interface ExportedAddress {
+  address: string;
+  tags: string[];
+}
+
+/** Addresses an export reads per statement: one page held in memory at a time. */
+const EXPORT_PAGE = 1000;
+/** Addresses an import adds to or removes from one tag per step: one slice held in memory at a time. */
+const IMPORT_SLICE = 5000;
+/** Pairs staged per statement: two values each, so at most 5,000 bound values (see ROWS_PER_STATEMENT). */
+const STAGED_PER_STATEMENT = 2500;
+/** Addresses over the cap a refusal names at most. */
+export const MAX_CAP_DETAILS = 100;
+
+/** Rolls the import's transaction back once everything is counted. */
+class DryRun extends Error {
+  constructor(readonly counts: ImportCounts) {
+    super('dry run');
+  }
+}
+
+/**
+ * Export and import of an account's tags. An import changes membership as a POST and a DELETE do
+ * (tags.repository.ts), in one transaction for the whole file: the same cap lock on the tracked
+ * rows, the same kept aggregates (readMembersPart / applyMembersPart), a DELETE's own removal, and
+ * history entries for every address added or removed.
+ */
+@Injectable()
+export class TagPortabilityRepository {
+  constructor(private readonly db: Db) {}
+
+  /**
+   * Every address the account tracks with its tags, in address order, a page at a time: each page
+   * is one statement from where the last ended, so memory holds one page whatever the account's
+   * size, and a consumer that stops asking stops the reading.
+   */
+  async *exportPages(accountId: number): AsyncGenerator<ExportedAddress[]> {
+    let after = '';
+    for (;;) {
+      const tracked = await this.db.query<{ address: string }>(
+        prepared(
+          sql`SELECT address FROM tracked_addresses WHERE account_id = ${accountId} AND address > ${after}
+              ORDER BY address LIMIT ${EXPORT_PAGE}`,
+        ),
+      );
+      if (tracked.length === 0) return;
+      const page = tracked.map((row): ExportedAddress => ({ address: row.address, tags: [] }));
+      const byAddress = new Map(page.map((entry) => [entry.address, entry.tags]));
+      // The page's tags are one range of the (account_id, address) index, read in one pass.
+      const tagged = await this.db.query<{ address: string; name: string }>(
+        prepared(
+          sql`SELECT a.address, t.name FROM address_tags a JOIN tags t ON t.id = a.tag_id
+              WHERE a.account_id = ${accountId} AND a.address >= ${page[0]!.address}
+              AND a.address <= ${page[page.length - 1]!.address}`,
+        ),
+      );
+      for (const row of tagged) byAddress.get(row.address)?.push(row.name);
+      for (const entry of page) entry.tags.sort(binaryOrder);
+      yield page;
+      after = page[page.length - 1]!.address;
+    }
+  }
+
+  /**
+   * Makes the account's tags take in (merge) or equal (replace) the pairs, all in one transaction,
+   * or changes nothing when an address would carry more than `cap` tags; a dry run counts and rolls
+   * back. `pairs` is read once per attempt (PostgreSQL may run the transaction again after a
+   * deadlock), into a temporary table: the file's size costs database pages, not memory.
+   *
+   * Order of work, as the locking notes of tags.repository.ts and database/aggregates.ts want it:
+   * the file's tags are created first (as a POST does before its locks), then the tracked rows of
+   * the file's addresses (all of the account's, for a replace) are locked in address order, and
+   * only then is the cap counted and membership changed, tag by tag, a slice at a time.
+   */
+  async importPairs(
+    accountId: number,
+    pairs: () => AsyncIterable<readonly TagPair[]>,
+    options: { mode: ImportMode; dryRun: boolean },
+    cap: number,
+    change: Change,
+  ): Promise<ImportOutcome> {
+    try {
+      const counts = await this.db.transaction(async (tx) => {
+        const counts = await importInto(tx, accountId, pairs, options.mode, cap, change);
+        if (options.dryRun) throw new DryRun(counts);
+        return counts;
+      });
+      return { ok: true, counts };
+    } catch (error) {
+      if (error instanceof DryRun) return { ok: true, counts: error.counts };
+      if (error instanceof CapExceeded) return { ok: false, overLimit: error.overLimit };
+      throw error;
+    }
+  }
+}
+
+async function importInto(
+  tx: Sql,
+  accountId: number,
+  pairs: () => AsyncIterable<readonly TagPair[]>,
+  mode: ImportMode,
+  cap: number,
+  change: Change,
+): Promise<ImportCounts> {
+  const types = columnTypes(tx.dialect);
+  // Dropped before the commit; a rollback takes its creation back on both databases.
+  await tx.execute(
+    sql`CREATE TEMP TABLE import_pairs (address ${raw(types.text)} NOT NULL, tag ${raw(types.text)} NOT NULL,
+        PRIMARY KEY (tag, address))`,
+  );
+  const stage = (chunk: readonly TagPair[]) =>
+    tx.execute(
+      sql`INSERT INTO import_pairs (address, tag)
+          ${textRows(tx.dialect, [chunk.map((pair) => pair.address), chunk.map((pair) => pair.tag)])}
+          ON CONFLICT DO NOTHING`,
+    );
+  let pending: TagPair[] = [];
+  for await (const batch of pairs()) {
+    pending.push(...batch);
+    if (pending.length < STAGED_PER_STATEMENT) continue;
+    const whole = pending.length - (pending.length % STAGED_PER_STATEMENT);
+    for (const chunk of chunks(pending.slice(0, whole), STAGED_PER_STATEMENT)) await stage(chunk);
+    pending = pending.slice(whole);
+  }
+  if (pending.length > 0) await stage(pending);
+  // PostgreSQL keeps no statistics of a temporary table by itself; the statements below are planned from these.
+  const statistics = analyze(tx.dialect, 'import_pairs');
+  if (statistics !== undefined) await tx.execute(statistics);
+  const [staged] = await tx.query<{ addresses: number | string; tagged: number | string; untagged: number | string }>(
+    sql`SELECT COUNT(DISTINCT address) AS addresses,
+          COALESCE(SUM(CASE WHEN tag <> ${UNTAGGED} THEN 1 ELSE 0 END), 0) AS tagged,
+          COALESCE(SUM(CASE WHEN tag = ${UNTAGGED} THEN 1 ELSE 0 END), 0) AS untagged
+        FROM import_pairs`,
+  );
+  const addresses = Number(staged?.addresses ?? 0);
+  const taggedPairs = Number(staged?.tagged ?? 0);
+  const untaggedPairs = Number(staged?.untagged ?? 0);
+
+  const names = await tx.query<{ tag: string }>(
+    sql`SELECT DISTINCT tag FROM import_pairs WHERE tag <> ${UNTAGGED} ORDER BY tag`,
+  );
+  const fileTags: { id: number; name: string }[] = [];
+  for (const { tag } of names) fileTags.push({ id: await createTag(tx, accountId, tag, change.now), name: tag });
+
+  // A `0` pair adds the address when it was not tracked before.
+  const account = sql`CAST(${accountId} AS ${raw(types.bigint)})`;
+  const now = sql`CAST(${change.now} AS ${raw(types.timestamp)})`;
+  const newlyTracked = await tx.execute(
+    sql`INSERT INTO tracked_addresses (account_id, address, created_at)
+        SELECT ${account}, address, ${now} FROM import_pairs WHERE tag = ${UNTAGGED} ORDER BY address
+        ON CONFLICT (account_id, address) DO NOTHING`,
+  );
+  await tx.execute(
+    sql`INSERT INTO tracked_addresses (account_id, address, created_at)
+        SELECT ${account}, address, ${now} FROM (SELECT DISTINCT address FROM import_pairs WHERE tag <> ${UNTAGGED}) d
+        WHERE 1 = 1 ORDER BY address
+        ON CONFLICT (account_id, address) DO NOTHING`,
+  );
+  // The cap's lock, as a POST takes it, on every address the import may change.
+  const which = mode === 'replace' ? sql`` : sql`AND address IN (SELECT address FROM import_pairs)`;
+  await tx.query(
+    sql`SELECT COUNT(*) AS n FROM (SELECT address FROM tracked_addresses WHERE account_id = ${accountKey(accountId)} ${which}
+        ORDER BY address${forUpdate(tx.dialect)}) locked`,
+  );
+
+  let removed = 0;
+  if (mode === 'replace') removed = await removeWhatTheFileLacks(tx, accountId, change);
+
+  const overLimit = await tx.query<{ address: string; tag_count: number | string }>(
+    sql`SELECT address, current_count AS tag_count FROM (
+          SELECT p.address, COUNT(*) AS adding,
+            (SELECT COUNT(*) FROM address_tags a WHERE a.account_id = ${accountId} AND a.address = p.address) AS current_count
+          FROM import_pairs p
+          WHERE p.tag <> ${UNTAGGED} AND NOT EXISTS (
+            SELECT 1 FROM tags t JOIN address_tags a ON a.tag_id = t.id
+            WHERE t.account_id = ${accountId} AND t.name = p.tag AND a.address = p.address)
+          GROUP BY p.address) c
+        WHERE current_count + adding > ${cap} ORDER BY address LIMIT ${MAX_CAP_DETAILS}`,
+  );
+  if (overLimit.length > 0) {
+    throw new CapExceeded(overLimit.map((row) => ({ address: row.address, tag_count: Number(row.tag_count) })));
+  }
+
+  let added = 0;
+  for (const tag of [...fileTags].sort((a, b) => a.id - b.id)) {
+    const slices = addressSlices(
+      tx,
+      (after) =>
+        sql`SELECT p.address FROM import_pairs p WHERE p.tag = ${tag.name} AND p.address > ${after}
+            AND NOT EXISTS (SELECT 1 FROM address_tags a WHERE a.tag_id = ${tag.id} AND a.address = p.address)
+            ORDER BY p.address LIMIT ${IMPORT_SLICE}`,
+    );
+    let changed = false;
+    for await (const slice of slices) {
+      // As a POST: what the addresses bring to the tag is counted before they are members.
+      await applyMembersPart(tx, tag.id, await readMembersPart(tx, tag.id, slice), 1);
+      // The slice is the file's addresses of the tag from its first to its last that are not members
+      // (nobody can make them members meanwhile: their tracked rows are locked), written from the
+      // staged table in one statement each rather than bound value by value.
+      const fresh = sql`FROM import_pairs p WHERE p.tag = ${tag.name} AND p.address >= ${slice[0]}
+        AND p.address <= ${slice[slice.length - 1]}
+        AND NOT EXISTS (SELECT 1 FROM address_tags a WHERE a.tag_id = ${tag.id} AND a.address = p.address)`;
+      await tx.execute(
+        sql`INSERT INTO tag_history (account_id, tag, address, action, key_prefix, at)
+            SELECT ${account}, ${tag.name}, p.address, 'added', ${change.key}, ${now} ${fresh} ORDER BY p.address`,
+      );
+      await tx.execute(
+        sql`INSERT INTO address_tags (tag_id, account_id, address, created_at)
+            SELECT CAST(${tag.id} AS ${raw(types.bigint)}), ${account}, p.address, ${now} ${fresh} ORDER BY p.address`,
+      );
+      added += slice.length;
+      changed = true;
+    }
+    if (changed) await membersChanged(tx, tag.id, change.now);
+  }
+
+  await tx.execute(sql`DROP TABLE import_pairs`);
+  return {
+    addresses,
+    added: added + newlyTracked,
+    removed,
+    unchanged: taggedPairs - added + (untaggedPairs - newlyTracked),
+  };
+}
+
+/**
+ * For a replace: every membership of the account's tags that the file does not list goes, as a
+ * DELETE of those addresses would take it; addresses the file does not name at all stop being
+ * tracked. Answers the pairs removed: memberships, and a `0` for each address that carried no tag.
+ */
+async function removeWhatTheFileLacks(tx: Sql, accountId: number, change: Change): Promise<number> {
+  const [untracking] = await tx.query<{ n: number | string }>(
+    sql`SELECT COUNT(*) AS n FROM tracked_addresses tr WHERE tr.account_id = ${accountId}
+        AND NOT EXISTS (SELECT 1 FROM import_pairs p WHERE p.address = tr.address)
+        AND NOT EXISTS (SELECT 1 FROM address_tags a WHERE a.account_id = tr.account_id AND a.address = tr.address)`,
+  );
+  let removed = Number(untracking?.n ?? 0);
+  const tags = await tx.query<{ id: number | string; name: string }>(
+    sql`SELECT id, name FROM tags WHERE account_id = ${accountId} ORDER BY id`,
+  );
+  for (const row of tags) {
+    const tag = { accountId, tagId: Number(row.id), name: row.name };
+    const slices = addressSlices(
+      tx,
+      (after) =>
+        sql`SELECT a.address FROM address_tags a WHERE a.tag_id = ${tag.tagId} AND a.address > ${after}
+            AND NOT EXISTS (SELECT 1 FROM import_pairs p WHERE p.tag = ${tag.name} AND p.address = a.address)
+            ORDER BY a.address LIMIT ${IMPORT_SLICE}`,
+    );
+    for await (const slice of slices) removed += await removeMembers(tx, tag, slice, change);
+  }
+  await tx.execute(
+    sql`DELETE FROM tracked_addresses WHERE account_id = ${accountId}
+        AND address NOT IN (SELECT address FROM import_pairs)
+        AND NOT EXISTS (SELECT 1 FROM address_tags a WHERE a.account_id = tracked_addresses.account_id
+                        AND a.address = tracked_addresses.address)`,
+  );
+  return removed;
+}
+
+/**
+ * The addresses a keyset query selects, a slice per statement: `select(after)` answers, in address
+ * order, the (at most IMPORT_SLICE) addresses after `after` that are still to do.
+ */
+async function* addressSlices(tx: Sql, select: (after: string) => SqlFragment): AsyncGenerator<string[]> {
+  let after = '';
+  for (;;) {
+    const slice = (await tx.query<{ address: string }>(select(after))).map((row) => row.address);
+    if (slice.length === 0) return;
+    yield slice;
+    after = slice[slice.length - 1]!;
+  }
+}
