@@ -25,6 +25,7 @@
  *                        [--untracked 2000] [--senders 2000] [--samples 50] [--duration 10] [--warmup 3]
  *                        [--connections 10] [--interval-ms 200] [--sqlite] [--skip-postgres]
  *                        [--cpu-prof] [--service-log] [--seed S]
+ *   npm run bench:follow -- --family utxo [...]: the Bitcoin family on litecoind (bench/follow-utxo.ts)
  *
  * Nothing here runs in `npm test`.
  */
@@ -61,6 +62,7 @@ import {
   tagsOf,
   waitSynced as waitSyncedOn,
 } from './lib/follow-service';
+import { followUtxo } from './follow-utxo';
 import { drive, LoadResult } from './lib/load';
 import {
   buildService,
@@ -715,6 +717,11 @@ function readSettings(argv: readonly string[]): Settings | undefined {
     .option('--skip-postgres', 'leave out PostgreSQL (with --sqlite)')
     .addOption(cpuProfileOption())
     .option('--service-log', "the service's log lines, request logs included, into bench/results/follow-<database>.log")
+    .addOption(
+      new Option('--family <family>', 'evm: this run; utxo: the Bitcoin-family run (--family utxo --help)')
+        .choices(['evm', 'utxo'])
+        .default('evm'),
+    )
     .addOption(new Option('--seed <text>', 'seed of the addresses and the traffic').default('chaintags-follow'));
   const options = parseCommandLine<
     LoadSettings &
@@ -723,12 +730,13 @@ function readSettings(argv: readonly string[]): Settings | undefined {
         skipPostgres?: boolean;
         cpuProf?: boolean;
         serviceLog?: boolean;
+        family?: string;
       }
   >(command, argv, (parsed) =>
     parsed.skipPostgres === true && parsed.sqlite !== true ? '--skip-postgres needs --sqlite' : undefined,
   );
   if (options === undefined) return undefined;
-  const { duration, sqlite, skipPostgres, cpuProf, serviceLog, ...shared } = options;
+  const { duration, sqlite, skipPostgres, cpuProf, serviceLog, family: _evm, ...shared } = options;
   return {
     ...shared,
     seconds: duration,
@@ -741,4 +749,15 @@ function readSettings(argv: readonly string[]): Settings | undefined {
   };
 }
 
-runBench(main, cleanups, log);
+/** `--family utxo` (or `--family=utxo`): the Bitcoin-family run, bench/follow-utxo.ts, takes the rest of the command line. */
+function utxoFamily(argv: readonly string[]): string[] | undefined {
+  const index = argv.findIndex((arg) => arg === '--family' || arg.startsWith('--family='));
+  if (index < 0) return undefined;
+  const value = argv[index] === '--family' ? argv[index + 1] : argv[index]!.slice('--family='.length);
+  if (value !== 'utxo') return undefined;
+  return argv.filter((_arg, at) => at !== index && !(argv[index] === '--family' && at === index + 1));
+}
+
+const utxoArgv = utxoFamily(process.argv.slice(2));
+if (utxoArgv === undefined) runBench(main, cleanups, log);
+else followUtxo(utxoArgv);
