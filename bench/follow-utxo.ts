@@ -27,7 +27,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Command, Option } from 'commander';
 import { addressOfScript } from '../src/core/addresses/output-script';
-import { Litecoind, startLitecoind } from '../test/support/litecoind';
+import { Litecoind, startLitecoind, WITHOUT_MWEB } from '../test/support/litecoind';
 import { PgCluster, startCluster, stopCluster } from '../test/support/pg-cluster';
 import { seededRandom } from './lib/chain-traffic';
 import { DatabaseKind, phases } from './lib/follow-report';
@@ -64,8 +64,6 @@ const CHAIN = 'bitcoin';
 const VISIBLE_POLL_MS = 20;
 /** Blocks mined before the run, so that the first coinbases are mature (regtest keeps 100). */
 const MATURITY_BLOCKS = 110;
-/** litecoind's MWEB would activate after a few hundred blocks; its blocks need transactions generateblock cannot make. */
-const NODE_ARGS = ['-vbparams=mweb:0:0'];
 
 interface Settings {
   blocks: number;
@@ -181,7 +179,7 @@ async function main(argv: readonly string[]): Promise<void> {
 /** The whole scenario on one database, with its own node. */
 async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster | undefined): Promise<UtxoFigures> {
   log(`${kind}: starting litecoind (regtest) and mining ${MATURITY_BLOCKS} blocks`);
-  const node = await startLitecoind({ extraArgs: NODE_ARGS });
+  const node = await startLitecoind({ extraArgs: WITHOUT_MWEB });
   cleanups.push(() => node.stop());
   const miner = (await node.newAddress('legacy')).address;
   await node.mine(MATURITY_BLOCKS, miner);

@@ -51,6 +51,8 @@ export interface SignedBlock {
 }
 
 const FEE = 1_000n;
+/** The fan-out goes through the mempool, which asks about a satoshi a byte: 200 outputs make 7 kB. */
+const FUNDING_FEE = 100_000n;
 const MIN_PAYMENT = 1_000;
 const PAYMENT_SPREAD = 19_000;
 /** What each lane is given: far more than 1,000 blocks of payments spend. */
@@ -118,7 +120,7 @@ export class UtxoTraffic {
    * mined into one block.
    */
   async fund(): Promise<void> {
-    const needed = LANE_VALUE * BigInt(this.lanes.length) + FEE;
+    const needed = LANE_VALUE * BigInt(this.lanes.length) + FUNDING_FEE;
     const coins = (await this.node.unspent(100)).filter((coin) => coin.address === this.miner);
     const inputs: typeof coins = [];
     let available = 0n;
@@ -132,7 +134,7 @@ export class UtxoTraffic {
       inputs,
       outputs: this.lanes.map((lane) => ({ address: lane.address, value: LANE_VALUE })),
       change: this.miner,
-      fee: FEE,
+      fee: FUNDING_FEE,
     });
     this.lanes.forEach((lane, vout) => {
       lane.coin = { txid, vout, value: LANE_VALUE };
