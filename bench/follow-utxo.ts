@@ -35,6 +35,7 @@ import {
   countTransactions,
   freshDatabase,
   getJson,
+  nativeBalances,
   percentile,
   postTags,
   sampleRss,
@@ -102,6 +103,8 @@ interface UtxoFigures {
     recordedInDatabase: number;
     expectedInDatabase: number;
     cpuSeconds: CpuSeconds;
+    /** GET /v2/sync polls unanswered within 30 s, and the longest time between two answers. */
+    apiSilence: { unanswered: number; longestMs: number };
     loadAverage: number;
   };
   latency: {
@@ -121,6 +124,10 @@ interface UtxoFigures {
     transactionsRecorded: number;
     transfersExpected: number;
     transfersMade: number;
+    /** Tracked addresses paid in the run: their balance in the database against what they hold. */
+    balancesChecked: number;
+    balancesWrong: number;
+    wrongExamples: { address: string; held: string; expected: string }[];
   };
 }
 
@@ -208,8 +215,9 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
     FOLLOW_INTERVAL_MS: String(settings.intervalMs),
   };
   const serviceOptions = { databaseUrl, apiKeys: `${ACCOUNT}:${key}`, env, logStdout: settings.serviceLog };
-  const watch = (port: number): SyncWatch => ({
+  const watch = (port: number, silence?: SyncWatch['silence']): SyncWatch => ({
     port,
+    silence,
     headers,
     chain: CHAIN,
     head: async () => BigInt(await node.tip()),
@@ -277,7 +285,8 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
   const cpu = cpuMeter(service, node, cluster, kind);
   const rss = sampleRss(service);
   cleanups.push(() => rss.stop());
-  const synced = await waitSynced(watch(service.port), 1_800_000, serviceStartedAt);
+  const silence = { unanswered: 0, longestMs: 0 };
+  const synced = await waitSynced(watch(service.port, silence), 1_800_000, serviceStartedAt);
   const followingSeconds = (synced.at - synced.firstSample.at) / 1000;
   const followedBlocks = traffic.height - Number(synced.firstSample.indexed);
   const perBlockRecorded = generation.recorded / generation.blocks;
@@ -294,6 +303,7 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
     recordedInDatabase: await countTransactions(databaseUrl, CHAIN),
     expectedInDatabase: traffic.recorded,
     cpuSeconds: cpu.since(),
+    apiSilence: silence,
     loadAverage: Number(((loadAtCatchUp + loadavg()[0]!) / 2).toFixed(2)),
   };
   log(
@@ -316,6 +326,14 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
   log(`${kind}: stats verify`);
   const verify = statsVerify(compiled().cli, databaseUrl);
   const recorded = await countTransactions(databaseUrl, CHAIN);
+  const held = await nativeBalances(databaseUrl, CHAIN);
+  const wrongBalances: { address: string; held: string; expected: string }[] = [];
+  for (const [script, expected] of traffic.balances()) {
+    const address = mainnetAddress(script);
+    const balance = held.get(address) ?? 0n;
+    if (balance !== expected) wrongBalances.push({ address, held: balance.toString(), expected: expected.toString() });
+  }
+  log(`${kind}: ${wrongBalances.length} of ${traffic.balances().size} balances wrong`);
   log(
     `${kind}: stats verify ${verify.exact ? 'exact' : `DRIFT ${JSON.stringify(verify.drift)}`}; ${recorded} transfers, ` +
       `${traffic.recorded} expected`,
@@ -341,6 +359,9 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
       transactionsRecorded: recorded,
       transfersExpected: traffic.recorded,
       transfersMade: traffic.transfers,
+      balancesChecked: traffic.balances().size,
+      balancesWrong: wrongBalances.length,
+      wrongExamples: wrongBalances.slice(0, 5),
     },
   };
 }
@@ -464,6 +485,7 @@ function format(results: UtxoResults): string {
     const exact =
       correctness.statsVerifyExact &&
       correctness.transactionsRecorded === correctness.transfersExpected &&
+      correctness.balancesWrong === 0 &&
       catchUp.recordedInDatabase === catchUp.expectedInDatabase;
     parts.push(
       '',
@@ -499,6 +521,11 @@ function format(results: UtxoResults): string {
             (Number.isFinite(cpu.postgres) ? `, PostgreSQL ${number(cpu.postgres, 1)} s` : ''),
         ],
         [
+          '',
+          `GET /v2/sync: longest wait for an answer ${number(catchUp.apiSilence.longestMs / 1000, 1)} s, ` +
+            `${catchUp.apiSilence.unanswered} polls unanswered within 30 s`,
+        ],
+        [
           'head latency',
           `${latency.samples} blocks: p50 ${number(latency.p50Ms)} ms, p95 ${number(latency.p95Ms)} ms, ` +
             `max ${number(latency.maxMs)} ms (FOLLOW_INTERVAL_MS ${latency.intervalMs}; load ${latency.loadAverage})`,
@@ -515,12 +542,16 @@ function format(results: UtxoResults): string {
             `${number(correctness.transactionsRecorded)} transfers recorded, ${number(correctness.transfersExpected)} ` +
             `expected (of ${number(correctness.transfersMade)} made)`,
         ],
+        [
+          '',
+          `balances: ${correctness.balancesWrong} wrong of ${number(correctness.balancesChecked)} tracked addresses paid`,
+        ],
       ]),
     );
     targets.push(
       [`${kind}: catch-up`, '>= 100 blocks/s', `${number(catchUp.blocksPerSecond, 1)} blocks/s`],
       [`${kind}: head latency`, '<= 1,000 ms', `p95 ${number(latency.p95Ms)} ms, max ${number(latency.maxMs)} ms`],
-      [`${kind}: recorded = expected; stats verify`, 'exact', exact ? 'exact' : 'NOT exact'],
+      [`${kind}: transfers and balances as made; stats verify`, 'exact', exact ? 'exact' : 'NOT exact'],
     );
   }
   parts.push(

@@ -94,6 +94,11 @@ export interface SyncWatch {
   /** Errors the follower reported and got over are added here (once each). */
   errors: string[];
   log: (line: string) => void;
+  /**
+   * Where the polls that found no answer within 30 s are counted, with the longest time between
+   * two answers; without it, such a poll stops the run.
+   */
+  silence?: { unanswered: number; longestMs: number };
 }
 
 /**
@@ -112,9 +117,21 @@ export async function waitSynced(
   let firstSample: { at: number; indexed: bigint } | undefined;
   let last: SyncRow | undefined;
   let failingSince: number | undefined;
+  let answeredAt = performance.now();
   while (performance.now() < deadline) {
-    const [row, head] = await Promise.all([syncRowOf(watch.port, watch.headers, watch.chain), watch.head()]);
+    let row: SyncRow;
+    let head: bigint;
+    try {
+      [row, head] = await Promise.all([syncRowOf(watch.port, watch.headers, watch.chain), watch.head()]);
+    } catch (error) {
+      if (watch.silence === undefined || !(error instanceof Error && error.name === 'TimeoutError')) throw error;
+      watch.silence.unanswered += 1;
+      watch.log(`  GET /v2/sync gave no answer within 30 s`);
+      continue;
+    }
     const at = performance.now();
+    if (watch.silence !== undefined) watch.silence.longestMs = Math.max(watch.silence.longestMs, at - answeredAt);
+    answeredAt = at;
     last = row;
     firstSample ??= { at, indexed: BigInt(row.indexed_block ?? '0') };
     const reported = row.updated_at === null ? undefined : new Date(row.updated_at);
@@ -216,4 +233,27 @@ export async function countTransactions(databaseUrl: string, chain: string): Pro
 export function percentile(sorted: readonly number[], fraction: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
+}
+
+/** The native-coin balance (token `0`) of every address chaintags holds one for on `chain`, read from its database. */
+export async function nativeBalances(databaseUrl: string, chain: string): Promise<Map<string, bigint>> {
+  const query = "SELECT address, CAST(balance AS TEXT) AS balance FROM holdings WHERE token_address = '0' AND chain = ";
+  let rows: { address: string; balance: string }[];
+  if (databaseUrl.startsWith('sqlite:')) {
+    const db = new Database(databaseUrl.slice('sqlite:'.length), { readonly: true });
+    try {
+      rows = db.prepare(`${query}?`).all(chain) as typeof rows;
+    } finally {
+      db.close();
+    }
+  } else {
+    const client = new Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      rows = (await client.query(`${query}$1`, [chain])).rows as typeof rows;
+    } finally {
+      await client.end();
+    }
+  }
+  return new Map(rows.map((row) => [row.address, BigInt(row.balance)]));
 }

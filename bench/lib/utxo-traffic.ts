@@ -45,6 +45,8 @@ export interface Lane {
 /** A block's transactions, signed, with what they add to the counts once mined. */
 export interface SignedBlock {
   transactions: string[];
+  /** Payments to tracked scripts that are not lanes (whose balance is their coin). */
+  received: [script: string, value: bigint][];
   made: number;
   transfers: number;
   recorded: number;
@@ -99,6 +101,8 @@ export class UtxoTraffic {
   transfers = 0;
   /** Transfers chaintags should record: with a tracked sender or a tracked recipient. */
   recorded = 0;
+  /** Satoshis received by each tracked recipient in the blocks mined (they never spend). */
+  private readonly received = new Map<string, bigint>();
 
   constructor(
     private readonly node: Litecoind,
@@ -153,7 +157,7 @@ export class UtxoTraffic {
    */
   async sign(count: number, probe?: string): Promise<SignedBlock> {
     if (count > this.lanes.length) throw new Error(`${count} transactions need ${count} lanes`);
-    const block: SignedBlock = { transactions: [], made: 0, transfers: 0, recorded: 0 };
+    const block: SignedBlock = { transactions: [], received: [], made: 0, transfers: 0, recorded: 0 };
     const calls: Call[] = [];
     for (const [index, lane] of this.lanes.slice(0, count).entries()) {
       const coin = lane.coin;
@@ -171,6 +175,9 @@ export class UtxoTraffic {
       const prevout = { txid: coin.txid, vout: coin.vout, scriptPubKey: lane.script, amount: coins(coin.value) };
       calls.push(['signrawtransactionwithwallet', [bytesToHex(unsigned), [prevout]]]);
       lane.coin = { txid: txidOf(unsigned), vout: payments.length, value: change };
+      for (const payment of payments) {
+        if (this.trackedScripts.has(payment.script)) block.received.push([payment.script, payment.value]);
+      }
       block.made += 1;
       block.transfers += payments.length;
       block.recorded += lane.tracked
@@ -193,7 +200,15 @@ export class UtxoTraffic {
     this.made += block.made;
     this.transfers += block.transfers;
     this.recorded += block.recorded;
+    for (const [script, value] of block.received) this.received.set(script, (this.received.get(script) ?? 0n) + value);
     return { height: this.height, minedAt };
+  }
+
+  /** What each tracked script holds once every signed block is mined: a lane its coin, a recipient what it received. */
+  balances(): Map<string, bigint> {
+    const balances = new Map(this.received);
+    for (const lane of this.lanes) if (lane.tracked) balances.set(lane.script, lane.coin?.value ?? 0n);
+    return balances;
   }
 
   /** Checks that blocks [from, to] hold `perBlock` transactions each, coinbase aside. */
