@@ -114,13 +114,19 @@ export class UtxoSource implements ChainSource {
     const changes: OutputChanges = { created: new Map(), spent: new Map() };
     const transfers = await this.transfersOf(blocks, this.scripts, changes, (key) => this.unspent.get(key));
     const touched = touchedBy(changes);
+    // One pass over the outputs: a loop over them for each touched address took seconds per range
+    // with thousands of addresses touched, blocking the event loop (bench/README.md).
+    const change = new Map<string, bigint>();
+    for (const output of changes.created.values()) {
+      if (output.spentBlock === undefined)
+        change.set(output.address, (change.get(output.address) ?? 0n) + output.value);
+    }
+    for (const output of changes.spent.values()) {
+      change.set(output.address, (change.get(output.address) ?? 0n) - output.value);
+    }
     const known = new Map<string, string>();
     for (const address of touched) {
-      let sum = this.balance.get(address) ?? 0n;
-      for (const output of changes.created.values()) {
-        if (output.address === address && output.spentBlock === undefined) sum += output.value;
-      }
-      for (const output of changes.spent.values()) if (output.address === address) sum -= output.value;
+      const sum = (this.balance.get(address) ?? 0n) + (change.get(address) ?? 0n);
       known.set(holdingKey({ address, token_address: NATIVE }), sum.toString());
     }
     return {
