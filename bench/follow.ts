@@ -25,17 +25,16 @@
  *                        [--untracked 2000] [--senders 2000] [--samples 50] [--duration 10] [--warmup 3]
  *                        [--connections 10] [--interval-ms 200] [--sqlite] [--skip-postgres]
  *                        [--cpu-prof] [--service-log] [--seed S]
+ *   npm run bench:follow -- --family utxo [...]: the Bitcoin family on litecoind (bench/follow-utxo.ts)
  *
  * Nothing here runs in `npm test`.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import Database from 'better-sqlite3';
 import { Command, Option } from 'commander';
-import { Client } from 'pg';
 import { Anvil, startAnvil } from '../test/support/anvil';
 import { PgCluster, startCluster, stopCluster } from '../test/support/pg-cluster';
 import { deployTestToken } from '../test/support/test-token';
@@ -50,6 +49,20 @@ import {
   LOAD_ENDPOINTS,
   LoadEndpoint,
 } from './lib/follow-report';
+import {
+  countListed,
+  countTransactions,
+  freshDatabase,
+  getJson,
+  percentile,
+  postTags,
+  sampleRss,
+  syncRowOf,
+  TagJob,
+  tagsOf,
+  waitSynced as waitSyncedOn,
+} from './lib/follow-service';
+import { followUtxo } from './follow-utxo';
 import { drive, LoadResult } from './lib/load';
 import {
   buildService,
@@ -67,12 +80,7 @@ import { addLoadOptions, cpuProfileOption, LoadSettings, parseCommandLine, whole
 
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
 const ACCOUNT = 'bench';
-const PER_TAG = 100;
-const TAG_CONCURRENCY = 4;
-const SYNC_POLL_MS = 100;
 const VISIBLE_POLL_MS = 20;
-/** How long the follower may report an error without the run stopping. */
-const LASTING_FAILURE_MS = 60_000;
 
 /** Errors the follower reported in /v2/sync during the run (it retries by itself). */
 const followerErrors: string[] = [];
@@ -166,7 +174,7 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
   log(`${kind}: giving ${pool.senders.length} senders ether and tokens`);
   await traffic.fund();
 
-  const databaseUrl = await freshDatabase(kind, cluster);
+  const databaseUrl = await freshDatabase(kind, cluster, cleanups, 'bench_follow');
   const key = `ctk_${randomBytes(24).toString('base64url')}`;
   const headers = { 'x-api-key': key };
   const follow = {
@@ -242,7 +250,7 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
     blocksPerSecond: followedBlocks / followingSeconds,
     transfersPerSecond: (followedBlocks * settings.perBlock) / followingSeconds,
     recordedPerSecond: (generation.touchingTracked * followedBlocks) / generation.blocks / followingSeconds,
-    recordedInDatabase: await countTransactions(databaseUrl),
+    recordedInDatabase: await countTransactions(databaseUrl, 'ethereum'),
     cpuSeconds: catchUpCpu,
   };
   log(
@@ -268,7 +276,7 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
     countsWrong: counts.length,
     checkSeconds,
     wrongExamples: counts.slice(0, 5),
-    recordedInDatabase: await countTransactions(databaseUrl),
+    recordedInDatabase: await countTransactions(databaseUrl, 'ethereum'),
     expectedInDatabase: traffic.touchingTrackedOrLate,
     cpuSeconds: backfillCpuSeconds,
   };
@@ -301,7 +309,7 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
 
   log(`${kind}: stats verify`);
   const verify = statsVerify(compiled().cli, databaseUrl);
-  const recorded = await countTransactions(databaseUrl);
+  const recorded = await countTransactions(databaseUrl, 'ethereum');
   log(
     `${kind}: stats verify ${verify.exact ? 'exact' : `DRIFT ${JSON.stringify(verify.drift)}`}; ${recorded} transactions, ` +
       `${traffic.touchingTrackedOrLate} expected`,
@@ -346,107 +354,16 @@ function addressPool(settings: Settings): AddressPool {
   };
 }
 
-interface TagJob {
-  name: string;
-  addresses: string[];
-}
-
-function tagsOf(prefix: string, addresses: readonly string[]): TagJob[] {
-  const tags: TagJob[] = [];
-  for (let start = 0; start < addresses.length; start += PER_TAG) {
-    tags.push({
-      name: `${prefix}_${String(start / PER_TAG).padStart(4, '0')}`,
-      addresses: addresses.slice(start, start + PER_TAG),
-    });
-  }
-  return tags;
-}
-
-/** POST /v2/tags/:tag for each tag, a few requests at a time, as a client would. */
-async function postTags(
-  port: number,
-  key: string,
-  tags: readonly TagJob[],
-): Promise<{ tags: number; addresses: number; seconds: number }> {
-  const started = performance.now();
-  let next = 0;
-  const worker = async () => {
-    while (next < tags.length) {
-      const tag = tags[next]!;
-      next += 1;
-      const response = await fetch(`http://127.0.0.1:${port}/v2/tags/${tag.name}`, {
-        method: 'POST',
-        headers: { 'x-api-key': key, 'content-type': 'application/json' },
-        body: JSON.stringify(tag.addresses),
-        signal: AbortSignal.timeout(120_000),
-      });
-      const text = await response.text();
-      if (response.status !== 200) throw new Error(`POST /v2/tags/${tag.name} answered ${response.status}: ${text}`);
-    }
-  };
-  await Promise.all(Array.from({ length: TAG_CONCURRENCY }, worker));
-  return {
-    tags: tags.length,
-    addresses: tags.reduce((sum, tag) => sum + tag.addresses.length, 0),
-    seconds: (performance.now() - started) / 1000,
-  };
-}
-
-interface SyncRow {
-  chain: string;
-  status: string;
-  head_block: string | null;
-  indexed_block: string | null;
-  error: string | null;
-  updated_at: string | null;
-}
-
-async function ethereumSync(port: number, headers: Record<string, string>): Promise<SyncRow> {
-  const rows = await getJson<SyncRow[]>(port, '/v2/sync', headers);
-  const row = rows.find((entry) => entry.chain === 'ethereum');
-  if (row === undefined) throw new Error('/v2/sync has no ethereum row');
-  return row;
-}
-
-/**
- * Polls GET /v2/sync until it says synced with the node's head indexed; returns when that was
- * seen and the first answer (when, and the block indexed then). An error the follower reports
- * is noted (followerErrors), and stops the run when it lasts; an error row older than the server
- * (the chain was left unfollowed while the blocks were made) is the previous process's silence,
- * which the new process's first report replaces.
- */
-async function waitSynced(
+/** GET /v2/sync until the ethereum follower is synced at anvil's head (bench/lib/follow-service.ts). */
+function waitSynced(
   port: number,
   headers: Record<string, string>,
   anvil: Anvil,
   timeoutMs: number,
   serverStartedAt: Date,
-): Promise<{ at: number; firstSample: { at: number; indexed: bigint } }> {
-  const deadline = performance.now() + timeoutMs;
-  let firstSample: { at: number; indexed: bigint } | undefined;
-  let last: SyncRow | undefined;
-  let failingSince: number | undefined;
-  while (performance.now() < deadline) {
-    const [row, head] = await Promise.all([ethereumSync(port, headers), anvil.head()]);
-    const at = performance.now();
-    last = row;
-    firstSample ??= { at, indexed: BigInt(row.indexed_block ?? '0') };
-    const reported = row.updated_at === null ? undefined : new Date(row.updated_at);
-    if (row.status === 'error' && reported !== undefined && reported >= serverStartedAt) {
-      // The follower retries by itself: a failure it gets over is noted, one that lasts stops the run.
-      if (row.error !== null && !followerErrors.includes(row.error)) {
-        followerErrors.push(row.error);
-        log(`  the follower reports: ${row.error}`);
-      }
-      failingSince ??= at;
-      if (at - failingSince > LASTING_FAILURE_MS) throw new Error(`the follower keeps failing: ${row.error}`);
-    } else {
-      failingSince = undefined;
-    }
-    if (row.status === 'synced' && row.indexed_block === head.toString()) return { at, firstSample };
-    await sleep(SYNC_POLL_MS);
-  }
-  throw new Error(`the follower did not reach the head within ${timeoutMs / 1000} s: ${JSON.stringify(last)}`);
+): ReturnType<typeof waitSyncedOn> {
+  const watch = { port, headers, chain: 'ethereum', head: () => anvil.head(), errors: followerErrors, log };
+  return waitSyncedOn(watch, timeoutMs, serverStartedAt);
 }
 
 /** Each address's transaction count through GET /v2/transactions against the transfers made; the wrong ones. */
@@ -674,7 +591,7 @@ function startMiner(
   })();
   const sampling = (async () => {
     while (!stopping) {
-      const row = await ethereumSync(port, headers);
+      const row = await syncRowOf(port, headers, 'ethereum');
       if (row.indexed_block !== null && lastMined > 0n) {
         maxLag = Math.max(maxLag, Number(lastMined - BigInt(row.indexed_block)));
       }
@@ -727,78 +644,6 @@ function cpuMeter(
   };
 }
 
-/** The server's RSS sampled five times a second. */
-function sampleRss(server: Server): { peak: () => number; stop: () => void } {
-  let peak = server.memory().rssMb;
-  const timer = setInterval(() => {
-    try {
-      peak = Math.max(peak, server.memory().rssMb);
-    } catch {
-      // The process is gone.
-    }
-  }, 200);
-  return { peak: () => peak, stop: () => clearInterval(timer) };
-}
-
-/** The rows of a paged list, following its `Link: <…>; rel="next"` header to the end. */
-async function countListed(port: number, path: string, headers: Record<string, string>): Promise<number> {
-  let count = 0;
-  let url: string | undefined = `http://127.0.0.1:${port}${path}`;
-  while (url !== undefined) {
-    const response = await fetch(url, { headers, signal: AbortSignal.timeout(30_000) });
-    const text = await response.text();
-    if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status}: ${text.slice(0, 300)}`);
-    count += (JSON.parse(text) as unknown[]).length;
-    url = /<([^>]+)>;\s*rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
-  }
-  return count;
-}
-
-async function getJson<T>(port: number, path: string, headers: Record<string, string>): Promise<T> {
-  const response = await fetch(`http://127.0.0.1:${port}${path}`, { headers, signal: AbortSignal.timeout(30_000) });
-  const text = await response.text();
-  if (response.status !== 200) throw new Error(`GET ${path} answered ${response.status}: ${text.slice(0, 300)}`);
-  return JSON.parse(text) as T;
-}
-
-async function freshDatabase(kind: DatabaseKind, cluster: PgCluster | undefined): Promise<string> {
-  if (kind === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'chaintags-bench-follow-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    return `sqlite:${join(dir, 'follow.sqlite')}`;
-  }
-  if (cluster === undefined) throw new Error('no PostgreSQL cluster');
-  const client = new Client({ connectionString: cluster.url });
-  await client.connect();
-  try {
-    await client.query('DROP DATABASE IF EXISTS bench_follow WITH (FORCE)');
-    await client.query('CREATE DATABASE bench_follow');
-  } finally {
-    await client.end();
-  }
-  return cluster.url.replace(/\/postgres$/, '/bench_follow');
-}
-
-/** The transactions chaintags recorded, read from its database. */
-async function countTransactions(databaseUrl: string): Promise<number> {
-  const query = "SELECT COUNT(*) AS n FROM transactions WHERE chain = 'ethereum'";
-  if (databaseUrl.startsWith('sqlite:')) {
-    const db = new Database(databaseUrl.slice('sqlite:'.length), { readonly: true });
-    try {
-      return Number((db.prepare(query).get() as { n: number }).n);
-    } finally {
-      db.close();
-    }
-  }
-  const client = new Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    return Number(((await client.query(query)).rows[0] as { n: string }).n);
-  } finally {
-    await client.end();
-  }
-}
-
 function targetsOf(runs: Partial<Record<DatabaseKind, FollowFigures>>): FollowTarget[] {
   const targets: FollowTarget[] = [];
   for (const [kind, run] of Object.entries(runs)) {
@@ -834,11 +679,6 @@ function targetsOf(runs: Partial<Record<DatabaseKind, FollowFigures>>): FollowTa
     });
   }
   return targets;
-}
-
-function percentile(sorted: readonly number[], fraction: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
 }
 
 function compiled(): { main: string; cli: string } {
@@ -877,6 +717,11 @@ function readSettings(argv: readonly string[]): Settings | undefined {
     .option('--skip-postgres', 'leave out PostgreSQL (with --sqlite)')
     .addOption(cpuProfileOption())
     .option('--service-log', "the service's log lines, request logs included, into bench/results/follow-<database>.log")
+    .addOption(
+      new Option('--family <family>', 'evm: this run; utxo: the Bitcoin-family run (--family utxo --help)')
+        .choices(['evm', 'utxo'])
+        .default('evm'),
+    )
     .addOption(new Option('--seed <text>', 'seed of the addresses and the traffic').default('chaintags-follow'));
   const options = parseCommandLine<
     LoadSettings &
@@ -885,12 +730,13 @@ function readSettings(argv: readonly string[]): Settings | undefined {
         skipPostgres?: boolean;
         cpuProf?: boolean;
         serviceLog?: boolean;
+        family?: string;
       }
   >(command, argv, (parsed) =>
     parsed.skipPostgres === true && parsed.sqlite !== true ? '--skip-postgres needs --sqlite' : undefined,
   );
   if (options === undefined) return undefined;
-  const { duration, sqlite, skipPostgres, cpuProf, serviceLog, ...shared } = options;
+  const { duration, sqlite, skipPostgres, cpuProf, serviceLog, family: _evm, ...shared } = options;
   return {
     ...shared,
     seconds: duration,
@@ -903,4 +749,15 @@ function readSettings(argv: readonly string[]): Settings | undefined {
   };
 }
 
-runBench(main, cleanups, log);
+/** `--family utxo` (or `--family=utxo`): the Bitcoin-family run, bench/follow-utxo.ts, takes the rest of the command line. */
+function utxoFamily(argv: readonly string[]): string[] | undefined {
+  const index = argv.findIndex((arg) => arg === '--family' || arg.startsWith('--family='));
+  if (index < 0) return undefined;
+  const value = argv[index] === '--family' ? argv[index + 1] : argv[index]!.slice('--family='.length);
+  if (value !== 'utxo') return undefined;
+  return argv.filter((_arg, at) => at !== index && !(argv[index] === '--family' && at === index + 1));
+}
+
+const utxoArgv = utxoFamily(process.argv.slice(2));
+if (utxoArgv === undefined) runBench(main, cleanups, log);
+else followUtxo(utxoArgv);

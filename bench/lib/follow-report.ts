@@ -105,7 +105,7 @@ function cpuLine(cpu: CpuSeconds): string {
 }
 
 /** Two columns, both left-aligned: a phase and its figures (an empty phase continues the one above). */
-function phases(rows: [string, string][]): string {
+export function phases(rows: [string, string][]): string {
   const width = Math.max(...rows.map(([phase]) => phase.length));
   return rows.map(([phase, figure]) => `${phase.padEnd(width)}  ${figure}`).join('\n');
 }

@@ -41,6 +41,13 @@ function litecoindBinary(): string {
   );
 }
 
+/**
+ * Arguments that keep MWEB from ever activating, for a node that mines past a few hundred blocks
+ * (benches, demos): from then on its blocks need a HogEx transaction that `generatetoaddress` and
+ * `generateblock` fail to make ("bad-txns-vin-empty").
+ */
+export const WITHOUT_MWEB = ['-vbparams=mweb:0:0'];
+
 export type AddressType = 'legacy' | 'p2sh-segwit' | 'bech32';
 
 export interface WalletAddress {
