@@ -199,6 +199,24 @@ describe.each(DATABASES)('following the Bitcoin family from a node, on %s', (kin
     await expectNoDrift();
   });
 
+  it('names the sender of a payment whose input was created in the same block', async () => {
+    const middle = await node.newAddress('legacy');
+    const first = await node.send({
+      inputs: [await coin(node, used)],
+      outputs: [{ address: middle.address, value: 20_000_000n }],
+      change: w.address,
+    });
+    const second = await node.send({
+      inputs: [{ txid: first, vout: 0 }],
+      outputs: [{ address: d.address, value: 19_990_000n }],
+    });
+    await node.mine(1);
+    await api.atTip(node);
+    const row = byId(await api.list('dogecoin', on('dogecoin', d))).get(`dogecoin:${second}:0`);
+    expect(row).toMatchObject({ from_address: on('dogecoin', middle), value: '19990000' });
+    await expectNoDrift();
+  });
+
   it('names the largest tracked sender of a multi-input spend, and lists every sender', async () => {
     const [ofA] = (await node.unspent(1)).filter((entry) => entry.script === a.script);
     const [ofB] = (await node.unspent(1)).filter((entry) => entry.script === b.script);
@@ -256,10 +274,10 @@ describe.each(DATABASES)('following the Bitcoin family from a node, on %s', (kin
     });
     await node.mine(1);
     await api.atTip(node);
-    const [doge] = await api.list('dogecoin', on('dogecoin', d));
+    const doge = byId(await api.list('dogecoin', on('dogecoin', d))).get(`dogecoin:${paid}:0`);
     expect(doge).toMatchObject({ id: `dogecoin:${paid}:0`, to_address: on('dogecoin', d), value: '200000000' });
     expect(doge!.to_address).toMatch(/^D/);
-    expect(await api.satoshis('dogecoin', on('dogecoin', d))).toBe('200000000');
+    expect(await api.satoshis('dogecoin', on('dogecoin', d))).toBe('219990000');
 
     const cash = on('bitcoincash', e);
     const legacy = on('bitcoin', e);

@@ -67,6 +67,8 @@ export class UtxoSource implements ChainSource {
   private unspent = new Map<string, TrackedOutput>();
   /** Balance of each followed address (satoshis), as committed. */
   private balance = new Map<string, bigint>();
+  /** The output scripts of the transactions of the last blocks read (by txid, indexed by output), to name senders without asking the node. */
+  private recentScripts = new Map<string, string[]>();
   /** A rewind changed the tracked outputs: memory is reloaded before the next reading. */
   private stale = false;
   /** Whether the node has `scantxoutset` (Dogecoin Core 1.14 has not); asked when the source is prepared. */
@@ -368,6 +370,7 @@ export class UtxoSource implements ChainSource {
     }
     const firstSenders = await this.firstInputAddresses(
       pending.filter((entry) => entry.senders.size === 0 && !entry.tx.coinbase).map((entry) => entry.tx),
+      blocks,
     );
     return pending.flatMap(({ block, tx, senders, received }) =>
       this.transactionTransfers(block, tx, senders, received, scripts, firstSenders.get(tx.txid)),
@@ -423,21 +426,32 @@ export class UtxoSource implements ChainSource {
    * For transactions that pay a tracked address and spend no tracked output: the address of their
    * first input that has one, read from the transactions those inputs spend (one batch).
    */
-  private async firstInputAddresses(transactions: readonly UtxoTransaction[]): Promise<Map<string, string>> {
+  private async firstInputAddresses(
+    transactions: readonly UtxoTransaction[],
+    blocks: readonly UtxoBlock[],
+  ): Promise<Map<string, string>> {
+    // The transactions these inputs spend are often in the blocks just read, or the range before.
+    const nearby = new Map(this.recentScripts);
+    for (const block of blocks) for (const tx of block.transactions) nearby.set(tx.txid, scriptsOf(tx));
+    this.recentScripts = new Map(blocks.flatMap((block) => block.transactions.map((tx) => [tx.txid, scriptsOf(tx)])));
     const found = new Map<string, string>();
     let remaining = transactions.filter((tx) => tx.inputs.length > 0);
     for (let index = 0; remaining.length > 0; index++) {
       const asked = remaining.filter((tx) => index < tx.inputs.length);
       if (asked.length === 0) break;
-      const previous = [...new Set(asked.map((tx) => tx.inputs[index]!.txid))];
+      const previous = [...new Set(asked.map((tx) => tx.inputs[index]!.txid))].filter((txid) => !nearby.has(txid));
       const answers = await this.rpc.batch<{ vout?: { n: number; scriptPubKey?: { hex?: string } }[] }>(
         previous.map((txid) => ({ method: 'getrawtransaction', params: [txid, true] })),
       );
-      const byTxid = new Map(previous.map((txid, i) => [txid, answers[i]]));
+      previous.forEach((txid, i) => {
+        const scripts: string[] = [];
+        for (const output of answers[i]?.vout ?? []) scripts[output.n] = output.scriptPubKey?.hex?.toLowerCase() ?? '';
+        nearby.set(txid, scripts);
+      });
       for (const tx of asked) {
         const input = tx.inputs[index]!;
-        const script = byTxid.get(input.txid)?.vout?.find((output) => output.n === input.vout)?.scriptPubKey?.hex;
-        const address = script === undefined ? undefined : addressOfScript(this.chain, script.toLowerCase());
+        const script = nearby.get(input.txid)?.[input.vout];
+        const address = script === undefined || script === '' ? undefined : addressOfScript(this.chain, script);
         if (address !== undefined) found.set(tx.txid, address);
       }
       remaining = asked.filter((tx) => !found.has(tx.txid));
@@ -519,6 +533,13 @@ export function utxoAddressShape(chain: ChainId): AddressShape {
     maxLength: 90,
     valid: (address) => isAddressOnChain(address, chain),
   };
+}
+
+/** A transaction's output scripts, indexed by output number. */
+function scriptsOf(tx: UtxoTransaction): string[] {
+  const scripts: string[] = [];
+  for (const output of tx.outputs) scripts[output.n] = output.script;
+  return scripts;
 }
 
 /** A pay-to-pubkey script: a 33- or 65-byte key, then OP_CHECKSIG. */
