@@ -658,3 +658,77 @@ describe.each(DATABASES)('a node without scantxoutset (as Dogecoin Core 1.14), o
     expect(await findDrift(t.app.get(Db))).toEqual([]);
   });
 });
+
+describe.each(DATABASES)('a node that fails while the follower takes the chain, on %s', (kind: DatabaseKind) => {
+  let node: Litecoind;
+  let proxy: RpcProxy;
+  let db: { url: string; drop: () => Promise<void> };
+  let t: TestApp;
+  let through: string;
+
+  beforeAll(async () => {
+    node = await startLitecoind();
+    await node.mine(102);
+    proxy = await startRpcProxy(node.rpcUrl);
+    const credentials = new URL(node.rpcUrl);
+    const url = new URL(proxy.url);
+    url.username = credentials.username;
+    url.password = credentials.password;
+    through = url.toString();
+    db = await freshDatabase(kind);
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await db?.drop();
+    await proxy?.close();
+    await node?.stop();
+  });
+
+  const start = async (): Promise<UtxoClient> => {
+    t = await startTestApp({
+      databaseUrl: db.url,
+      env: {
+        RPC_URL_BITCOIN: through,
+        NETWORK_BITCOIN: 'regtest',
+        CONFIRMATIONS_BITCOIN: '0',
+        FOLLOW_INTERVAL_MS: '100',
+      },
+    });
+    return new UtxoClient(t);
+  };
+
+  it('loads what it follows once the node answers, and finds the spends of outputs it kept', async () => {
+    let api = await start();
+    const used = new Set<string>();
+    const wallet = await node.newAddress('legacy');
+    const other = await node.newAddress('legacy');
+    await api.tag('flaky_node', [on('bitcoin', wallet)]);
+    const paid = await node.send({
+      inputs: [await coin(node, used)],
+      outputs: [{ address: wallet.address, value: 30_000_000n }],
+      change: other.address,
+    });
+    await node.mine(1);
+    await api.atTip(node, ['bitcoin']);
+    await t.close();
+
+    // The first turns after the restart fail while the follower prepares, then the node answers.
+    const failing = proxy.misbehave({ method: 'scantxoutset', kind: 'status', status: 503, times: 6 });
+    api = await start();
+    const spent = await node.send({
+      inputs: [{ txid: paid, vout: 0 }],
+      outputs: [{ address: other.address, value: 29_990_000n }],
+    });
+    await node.mine(1);
+    await api.atTip(node, ['bitcoin']);
+    failing();
+    expect(proxy.calls('scantxoutset').length).toBeGreaterThan(1);
+    expect(byId(await api.list('bitcoin', on('bitcoin', wallet))).get(`bitcoin:${spent}:0`)).toMatchObject({
+      from_address: on('bitcoin', wallet),
+      value: '29990000',
+    });
+    expect(await api.satoshis('bitcoin', on('bitcoin', wallet))).toBeUndefined();
+    expect(await findDrift(t.app.get(Db))).toEqual([]);
+  });
+});

@@ -89,6 +89,8 @@ export class ChainFollower {
   private indexed: bigint | undefined;
   private stopped: string | undefined;
   private lastProgressLog = 0;
+  /** Whether the followed set and the source's state were loaded since this process took the chain. */
+  private prepared = false;
 
   constructor(private readonly deps: FollowerDeps) {
     this.chain = deps.settings.chain;
@@ -109,7 +111,12 @@ export class ChainFollower {
         holder: 'the chain is this process’s to follow now',
       },
       turn: async ({ becameHolder }) => {
-        if (becameHolder) await this.prepare();
+        // Prepared again whenever the chain is taken (back), and until a preparation succeeds.
+        if (becameHolder) this.prepared = false;
+        if (!this.prepared) {
+          await this.prepare();
+          this.prepared = true;
+        }
         try {
           return await this.turn();
         } catch (error) {

@@ -97,8 +97,6 @@ export class UtxoSource implements ChainSource {
   }
 
   async prepare(followed: ReadonlySet<string>): Promise<void> {
-    this.followScripts(followed);
-    await this.reload();
     try {
       await this.rpc.call('scantxoutset', ['status']);
       this.scans = true;
@@ -106,6 +104,8 @@ export class UtxoSource implements ChainSource {
       if (!(error instanceof BitcoinRpcError && error.code === METHOD_NOT_FOUND)) throw error;
       this.scans = false;
     }
+    this.followScripts(followed);
+    await this.reload();
   }
 
   private async reload(): Promise<void> {
