@@ -21,18 +21,19 @@
  * Prints the figures and writes bench/results/follow-utxo-latest.json. Nothing here runs in `npm test`.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Command, Option } from 'commander';
 import { addressOfScript } from '../src/core/addresses/output-script';
-import { Litecoind, startLitecoind, WITHOUT_MWEB } from '../test/support/litecoind';
+import { startLitecoind, WITHOUT_MWEB } from '../test/support/litecoind';
 import { PgCluster, startCluster, stopCluster } from '../test/support/pg-cluster';
 import { seededRandom } from './lib/chain-traffic';
 import { DatabaseKind, phases } from './lib/follow-report';
 import {
   countTransactions,
+  cpuMeter,
   freshDatabase,
   getJson,
   nativeBalances,
@@ -45,17 +46,7 @@ import {
 } from './lib/follow-service';
 import { benchLog, Cleanups, runBench } from './lib/lifecycle';
 import { cpuProfileOption, parseCommandLine, wholeNumber } from './lib/options';
-import {
-  buildService,
-  cpuSecondsOf,
-  memoryOf,
-  processTreeCpuSeconds,
-  ROOT,
-  Server,
-  sleep,
-  startService,
-  statsVerify,
-} from './lib/processes';
+import { buildService, memoryOf, ROOT, Server, sleep, startService, statsVerify } from './lib/processes';
 import { number, table } from './lib/report';
 import { derivedScripts, Lane, UtxoTraffic } from './lib/utxo-traffic';
 
@@ -282,7 +273,7 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
     }),
   );
   const healthyAt = performance.now();
-  const cpu = cpuMeter(service, node, cluster, kind);
+  const cpu = cpuMeter(service, { name: 'node', pid: node.pid }, cluster, kind);
   const rss = sampleRss(service);
   cleanups.push(() => rss.stop());
   const silence = { unanswered: 0, longestMs: 0 };
@@ -414,35 +405,6 @@ async function measureHeadLatency(
     maxMs: sorted[sorted.length - 1] ?? NaN,
     allMs: latencies.map((value) => Math.round(value)),
     loadAverage: Number(((loadAtStart + loadavg()[0]!) / 2).toFixed(2)),
-  };
-}
-
-/** CPU seconds spent from now on by the server, litecoind, and the PostgreSQL server with its backends (Linux /proc). */
-function cpuMeter(
-  service: Server,
-  node: Litecoind,
-  cluster: PgCluster | undefined,
-  kind: DatabaseKind,
-): { since: () => CpuSeconds } {
-  const postmaster =
-    kind === 'postgres' && cluster !== undefined
-      ? Number(readFileSync(join(cluster.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0])
-      : undefined;
-  const read = (): CpuSeconds => ({
-    service: service.cpuSeconds(),
-    node: node.pid === undefined ? NaN : cpuSecondsOf(node.pid),
-    postgres: postmaster === undefined ? NaN : processTreeCpuSeconds(postmaster),
-  });
-  const start = read();
-  return {
-    since: () => {
-      const now = read();
-      return {
-        service: now.service - start.service,
-        node: now.node - start.node,
-        postgres: now.postgres - start.postgres,
-      };
-    },
   };
 }
 

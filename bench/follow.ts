@@ -30,7 +30,7 @@
  * Nothing here runs in `npm test`.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -52,6 +52,7 @@ import {
 import {
   countListed,
   countTransactions,
+  cpuMeter,
   freshDatabase,
   getJson,
   percentile,
@@ -64,17 +65,7 @@ import {
 } from './lib/follow-service';
 import { followUtxo } from './follow-utxo';
 import { drive, LoadResult } from './lib/load';
-import {
-  buildService,
-  cpuSecondsOf,
-  memoryOf,
-  processTreeCpuSeconds,
-  ROOT,
-  Server,
-  sleep,
-  startService,
-  statsVerify,
-} from './lib/processes';
+import { buildService, memoryOf, ROOT, Server, sleep, startService, statsVerify } from './lib/processes';
 import { benchLog, Cleanups, runBench } from './lib/lifecycle';
 import { addLoadOptions, cpuProfileOption, LoadSettings, parseCommandLine, wholeNumber } from './lib/options';
 
@@ -232,7 +223,7 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
     }),
   );
   const healthyAt = performance.now();
-  const cpu = cpuMeter(service, anvil, cluster, kind);
+  const cpu = cpuMeter(service, { name: 'anvil', pid: anvil.pid }, cluster, kind);
   const rss = sampleRss(service);
   cleanups.push(() => rss.stop());
   const synced = await waitSynced(service.port, headers, anvil, 1_800_000, serviceStartedAt);
@@ -260,7 +251,7 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
   );
 
   // Backfill: the late addresses' history is in the blocks already followed.
-  const backfillCpu = cpuMeter(service, anvil, cluster, kind);
+  const backfillCpu = cpuMeter(service, { name: 'anvil', pid: anvil.pid }, cluster, kind);
   const backfillStarted = performance.now();
   await postTags(service.port, key, lateTags);
   const backfilled = await waitSynced(service.port, headers, anvil, 1_800_000, serviceStartedAt);
@@ -299,7 +290,7 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
     serviceStartedAt,
     settings,
     [...trackedTags, ...lateTags],
-    () => cpuMeter(service, anvil, cluster, kind),
+    () => cpuMeter(service, { name: 'anvil', pid: anvil.pid }, cluster, kind),
   );
   await waitSynced(service.port, headers, anvil, 600_000, serviceStartedAt);
   const memory = service.memory();
@@ -608,38 +599,6 @@ function startMiner(
       cleanups.remove(stop);
       await Promise.all([mining, sampling]);
       return { blocks, seconds: (ended - started) / 1000, maxLagBlocks: maxLag };
-    },
-  };
-}
-
-/**
- * CPU seconds spent from now on by the server (its queries included on SQLite), anvil, and the
- * PostgreSQL server with its backends; from /proc, so on Linux only.
- */
-function cpuMeter(
-  service: Server,
-  anvil: Anvil,
-  cluster: PgCluster | undefined,
-  kind: DatabaseKind,
-): { since: () => CpuSeconds } {
-  const postmaster =
-    kind === 'postgres' && cluster !== undefined
-      ? Number(readFileSync(join(cluster.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0])
-      : undefined;
-  const read = (): CpuSeconds => ({
-    service: service.cpuSeconds(),
-    anvil: anvil.pid === undefined ? NaN : cpuSecondsOf(anvil.pid),
-    postgres: postmaster === undefined ? NaN : processTreeCpuSeconds(postmaster),
-  });
-  const start = read();
-  return {
-    since: () => {
-      const now = read();
-      return {
-        service: now.service - start.service,
-        anvil: now.anvil - start.anvil,
-        postgres: now.postgres - start.postgres,
-      };
     },
   };
 }

@@ -3,7 +3,7 @@
  * to the service they start: tag addresses through the API, wait for GET /v2/sync to reach a
  * node's head, read lists, sample memory, and look into the database it wrote.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -12,7 +12,7 @@ import { Client } from 'pg';
 import type { PgCluster } from '../../test/support/pg-cluster';
 import type { DatabaseKind } from './follow-report';
 import type { Cleanups } from './lifecycle';
-import { Server, sleep } from './processes';
+import { cpuSecondsOf, processTreeCpuSeconds, Server, sleep } from './processes';
 
 const PER_TAG = 100;
 const TAG_CONCURRENCY = 4;
@@ -256,4 +256,37 @@ export async function nativeBalances(databaseUrl: string, chain: string): Promis
     }
   }
   return new Map(rows.map((row) => [row.address, BigInt(row.balance)]));
+}
+
+/**
+ * CPU seconds spent from now on by the server (its queries included on SQLite), the chain's node
+ * (`node.name` names its figure), and the PostgreSQL server with its backends; from /proc, so on
+ * Linux only.
+ */
+export function cpuMeter<Name extends string>(
+  service: Server,
+  node: { name: Name; pid: number | undefined },
+  cluster: PgCluster | undefined,
+  kind: DatabaseKind,
+): { since: () => Record<'service' | 'postgres' | Name, number> } {
+  const postmaster =
+    kind === 'postgres' && cluster !== undefined
+      ? Number(readFileSync(join(cluster.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0])
+      : undefined;
+  const read = () => ({
+    service: service.cpuSeconds(),
+    node: node.pid === undefined ? NaN : cpuSecondsOf(node.pid),
+    postgres: postmaster === undefined ? NaN : processTreeCpuSeconds(postmaster),
+  });
+  const start = read();
+  return {
+    since: () => {
+      const now = read();
+      return {
+        service: now.service - start.service,
+        postgres: now.postgres - start.postgres,
+        [node.name]: now.node - start.node,
+      } as Record<'service' | 'postgres' | Name, number>;
+    },
+  };
 }
