@@ -28,12 +28,13 @@ import { performance } from 'node:perf_hooks';
 import { Command, Option } from 'commander';
 import { addressOfScript } from '../src/core/addresses/output-script';
 import { startLitecoind, WITHOUT_MWEB } from '../test/support/litecoind';
-import { PgCluster, startCluster, stopCluster } from '../test/support/pg-cluster';
+import type { PgCluster } from '../test/support/pg-cluster';
 import { seededRandom } from './lib/chain-traffic';
 import { DatabaseKind, phases } from './lib/follow-report';
 import {
   countTransactions,
   cpuMeter,
+  prepareRuns,
   freshDatabase,
   getJson,
   nativeBalances,
@@ -46,7 +47,7 @@ import {
 } from './lib/follow-service';
 import { benchLog, Cleanups, runBench } from './lib/lifecycle';
 import { cpuProfileOption, parseCommandLine, wholeNumber } from './lib/options';
-import { buildService, memoryOf, ROOT, Server, sleep, startService, statsVerify } from './lib/processes';
+import { memoryOf, ROOT, sleep, startService, statsVerify } from './lib/processes';
 import { number, table } from './lib/report';
 import { derivedScripts, Lane, UtxoTraffic } from './lib/utxo-traffic';
 
@@ -139,15 +140,9 @@ async function main(argv: readonly string[]): Promise<void> {
   const startedAt = new Date().toISOString();
   const loadBefore = loadavg()[0]!;
   mkdirSync(RESULTS_DIR, { recursive: true });
-  log('compiling chaintags as its Docker image does (nest build)');
-  build = await buildService();
-  let cluster: PgCluster | undefined;
-  if (settings.databases.includes('postgres')) {
-    log('starting a throwaway PostgreSQL 15 cluster');
-    cluster = await startCluster();
-    const started = cluster;
-    cleanups.push(() => stopCluster(started));
-  }
+  const prepared = await prepareRuns(settings.databases, cleanups, log);
+  build = prepared.build;
+  const cluster = prepared.cluster;
   const runs: Partial<Record<DatabaseKind, UtxoFigures>> = {};
   for (const kind of settings.databases) runs[kind] = await runOn(kind, settings, cluster);
   await cleanups.run(log);
@@ -219,8 +214,11 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
   // The tracked addresses are taken in while the chain is short, so that the catch-up below is
   // following alone.
   const setupStartedAt = new Date();
-  const setup = await startTracked(() =>
-    startService(compiled().main, { ...serviceOptions, logFile: join(RESULTS_DIR, `follow-utxo-${kind}-setup.log`) }),
+  const setup = cleanups.track(
+    await startService(compiled().main, {
+      ...serviceOptions,
+      logFile: join(RESULTS_DIR, `follow-utxo-${kind}-setup.log`),
+    }),
   );
   const tagging = await postTags(setup.port, key, tagsOf('tracked', trackedScripts.map(mainnetAddress)));
   const taggedAt = performance.now();
@@ -265,8 +263,8 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
   const loadAtCatchUp = loadavg()[0]!;
   const spawnedAt = performance.now();
   const serviceStartedAt = new Date();
-  const service = await startTracked(() =>
-    startService(compiled().main, {
+  const service = cleanups.track(
+    await startService(compiled().main, {
       ...serviceOptions,
       logFile: join(RESULTS_DIR, `follow-utxo-${kind}.log`),
       cpuProfileDir: profileDir,
@@ -415,12 +413,6 @@ function load(): string {
 function compiled(): { main: string; cli: string } {
   if (build === undefined) throw new Error('chaintags has not been compiled yet');
   return build;
-}
-
-async function startTracked(start: () => Promise<Server>): Promise<Server> {
-  const server = await start();
-  cleanups.push(() => server.stop());
-  return server;
 }
 
 interface UtxoResults {

@@ -36,7 +36,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Command, Option } from 'commander';
 import { Anvil, startAnvil } from '../test/support/anvil';
-import { PgCluster, startCluster, stopCluster } from '../test/support/pg-cluster';
+import type { PgCluster } from '../test/support/pg-cluster';
 import { deployTestToken } from '../test/support/test-token';
 import { AddressPool, derivedAddresses, PlannedTransfer, seededRandom, Traffic } from './lib/chain-traffic';
 import {
@@ -57,6 +57,7 @@ import {
   getJson,
   percentile,
   postTags,
+  prepareRuns,
   sampleRss,
   syncRowOf,
   TagJob,
@@ -65,7 +66,7 @@ import {
 } from './lib/follow-service';
 import { followUtxo } from './follow-utxo';
 import { drive, LoadResult } from './lib/load';
-import { buildService, memoryOf, ROOT, Server, sleep, startService, statsVerify } from './lib/processes';
+import { memoryOf, ROOT, Server, sleep, startService, statsVerify } from './lib/processes';
 import { benchLog, Cleanups, runBench } from './lib/lifecycle';
 import { addLoadOptions, cpuProfileOption, LoadSettings, parseCommandLine, wholeNumber } from './lib/options';
 
@@ -111,16 +112,9 @@ async function main(): Promise<void> {
   const startedAt = new Date().toISOString();
   const loadBefore = loadavg()[0]!;
   mkdirSync(RESULTS_DIR, { recursive: true });
-  log('compiling chaintags as its Docker image does (nest build)');
-  build = await buildService();
-
-  let cluster: PgCluster | undefined;
-  if (settings.databases.includes('postgres')) {
-    log('starting a throwaway PostgreSQL 15 cluster');
-    cluster = await startCluster();
-    const started = cluster;
-    cleanups.push(() => stopCluster(started));
-  }
+  const prepared = await prepareRuns(settings.databases, cleanups, log);
+  build = prepared.build;
+  const cluster = prepared.cluster;
   const runs: Partial<Record<DatabaseKind, FollowFigures>> = {};
   for (const kind of settings.databases) runs[kind] = await runOn(kind, settings, cluster);
   await cleanups.run(log);
@@ -181,8 +175,8 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
   // The tracked addresses are taken in while the chain is short, so that the catch-up below is
   // following alone.
   const setupStartedAt = new Date();
-  const setup = await startTracked(() =>
-    startService(compiled().main, { ...serviceOptions, logFile: join(RESULTS_DIR, `follow-${kind}-setup.log`) }),
+  const setup = cleanups.track(
+    await startService(compiled().main, { ...serviceOptions, logFile: join(RESULTS_DIR, `follow-${kind}-setup.log`) }),
   );
   const tagging = await postTags(setup.port, key, trackedTags);
   log(`${kind}: tagged ${tagging.addresses} addresses in ${tagging.seconds.toFixed(1)} s; waiting for the follower`);
@@ -215,8 +209,8 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
   if (profileDir !== undefined) mkdirSync(profileDir, { recursive: true });
   const spawnedAt = performance.now();
   const serviceStartedAt = new Date();
-  const service = await startTracked(() =>
-    startService(compiled().main, {
+  const service = cleanups.track(
+    await startService(compiled().main, {
       ...serviceOptions,
       logFile: join(RESULTS_DIR, `follow-${kind}.log`),
       cpuProfileDir: profileDir,
@@ -643,12 +637,6 @@ function targetsOf(runs: Partial<Record<DatabaseKind, FollowFigures>>): FollowTa
 function compiled(): { main: string; cli: string } {
   if (build === undefined) throw new Error('chaintags has not been compiled yet');
   return build;
-}
-
-async function startTracked(start: () => Promise<Server>): Promise<Server> {
-  const server = await start();
-  cleanups.push(() => server.stop());
-  return server;
 }
 
 async function stopTracked(server: Server): Promise<void> {

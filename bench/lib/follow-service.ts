@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { Client } from 'pg';
-import type { PgCluster } from '../../test/support/pg-cluster';
+import { PgCluster, startCluster, stopCluster } from '../../test/support/pg-cluster';
 import type { DatabaseKind } from './follow-report';
 import type { Cleanups } from './lifecycle';
-import { cpuSecondsOf, processTreeCpuSeconds, Server, sleep } from './processes';
+import { buildService, cpuSecondsOf, processTreeCpuSeconds, Server, sleep } from './processes';
 
 const PER_TAG = 100;
 const TAG_CONCURRENCY = 4;
@@ -289,4 +289,22 @@ export function cpuMeter<Name extends string>(
       } as Record<'service' | 'postgres' | Name, number>;
     },
   };
+}
+
+/**
+ * What a follower bench starts before its runs: the service compiled as its Docker image is, and a
+ * throwaway PostgreSQL 15 cluster when a run uses one (stopped by `cleanups`).
+ */
+export async function prepareRuns(
+  databases: readonly DatabaseKind[],
+  cleanups: Cleanups,
+  log: (message: string) => void,
+): Promise<{ build: { main: string; cli: string }; cluster: PgCluster | undefined }> {
+  log('compiling chaintags as its Docker image does (nest build)');
+  const build = await buildService();
+  if (!databases.includes('postgres')) return { build, cluster: undefined };
+  log('starting a throwaway PostgreSQL 15 cluster');
+  const cluster = await startCluster();
+  cleanups.push(() => stopCluster(cluster));
+  return { build, cluster };
 }

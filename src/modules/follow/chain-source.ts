@@ -113,8 +113,6 @@ export interface BackfillState extends BackfillPlan {
   addresses: string[];
 }
 
-export const EMPTY_READING: SourceReading = { transfers: [], touched: [] };
-
 /** The first block of a newly tracked address's native history: NATIVE_BACKFILL_BLOCKS before it was tracked. */
 export function nativeBackfillStart(settings: FollowedChainConfig, trackedAt: bigint): bigint {
   if (settings.nativeBackfillBlocks === 'all') return settings.startBlock;
