@@ -530,6 +530,7 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
       const report = await sink.write(oneBatch(records), {
         policy: 'whole-input',
         changesPerRound: 1,
+        rowsPerBatch: 500,
         hooks: [{ afterBatch: afterFirstGroup }],
       });
       expect(report.committed).toBe(true);
