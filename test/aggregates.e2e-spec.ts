@@ -119,9 +119,9 @@ function holding(holder: TestAddress, token: string, balance: string, time = TIM
 }
 
 /**
- * An import of `groups` groups of 500 distinct records (the sink writes and hands over changes per
- * 500 distinct keys) among `crowd`: each group writes every holding of the crowd and the same
- * transactions again, with other balances and ends, so that rows written in one round change in
+ * An import of `groups` groups of 500 distinct records (written with `rowsPerBatch: 500`, the sink
+ * writes and hands over changes per 500 distinct keys) among `crowd`: each group writes every
+ * holding of the crowd and the same transactions again, with other balances and ends, so that rows written in one round change in
  * later ones (holdings going to zero and back, transactions moving between addresses).
  */
 function roundsImport(crowd: readonly TestAddress[], groups: number): RecordInput[] {
@@ -319,7 +319,11 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
     await tags.assign(alice, 'beta_tag', parsed(crowd.slice(6, 16)), 'test_key');
     const rounds = jest.spyOn(AggregateWrite.prototype, 'round');
     try {
-      const report = await sink.write(oneBatch(roundsImport(crowd, 5)), { policy: 'whole-input', changesPerRound: 1 });
+      const report = await sink.write(oneBatch(roundsImport(crowd, 5)), {
+        policy: 'whole-input',
+        changesPerRound: 1,
+        rowsPerBatch: 500,
+      });
       expect(report.committed).toBe(true);
       // A round after each of the five groups of 500, and the last one before the commit.
       expect(rounds).toHaveBeenCalledTimes(6);
@@ -526,6 +530,7 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
       const report = await sink.write(oneBatch(records), {
         policy: 'whole-input',
         changesPerRound: 1,
+        rowsPerBatch: 500,
         hooks: [{ afterBatch: afterFirstGroup }],
       });
       expect(report.committed).toBe(true);

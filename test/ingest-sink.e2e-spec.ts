@@ -1,6 +1,8 @@
 import type { HoldingInput, RecordInput } from '../src/core/records/record-input';
 import { Db, Sql } from '../src/database/db.service';
+import { findDrift } from '../src/database/aggregates';
 import { list, sql } from '../src/database/sql';
+import { rowsPerLoad } from '../src/modules/ingest/ingest.repository';
 import { IngestService } from '../src/modules/ingest/ingest.service';
 import type { WrittenRecords } from '../src/modules/ingest/sink/pending-writes';
 import { CommitPolicy, RecordSink } from '../src/modules/ingest/sink/record-sink';
@@ -157,21 +159,33 @@ describe.each(DATABASES)('ingest sink on %s', (kind) => {
   });
 
   describe('whole-input policy', () => {
-    it('commits everything in one transaction, writing up to ROWS_PER_STATEMENT records at a time', async () => {
-      const group = holders('whole-ok', 1200);
+    it('commits everything in one transaction, writing up to rowsPerLoad records at a time', async () => {
+      // 500 records at a time on SQLite, 5,000 on PostgreSQL: two and a fifth batches' worth either way.
+      const size = rowsPerLoad(kind);
+      const group = holders('whole-ok', size * 2 + size / 5);
+      const third = Math.ceil(group.length / 3);
       const sizes: number[] = [];
       const holdersBefore = await keptHolders();
       const report = await sink.write(
-        inMemory(batchesOf([group.slice(0, 400), group.slice(400, 800), group.slice(800)].map((g) => g.map(holding)))),
+        inMemory(
+          batchesOf(
+            [group.slice(0, third), group.slice(third, 2 * third), group.slice(2 * third)].map((g) => g.map(holding)),
+          ),
+        ),
         {
           policy: 'whole-input',
           hooks: [{ afterBatch: (_tx, records) => Promise.resolve(void sizes.push(records.holdings.length)) }],
         },
       );
-      expect(report).toMatchObject({ committed: true, commits: 1, read: 1200, valid: { holding: 1200 } });
-      expect(sizes).toEqual([500, 500, 200]);
-      expect(await stored(group)).toBe(1200);
-      expect(await keptHolders()).toBe(holdersBefore + 1200);
+      expect(report).toMatchObject({
+        committed: true,
+        commits: 1,
+        read: group.length,
+        valid: { holding: group.length },
+      });
+      expect(sizes).toEqual([size, size, size / 5]);
+      expect(await stored(group)).toBe(group.length);
+      expect(await keptHolders()).toBe(holdersBefore + group.length);
     });
 
     it('writes nothing when any record is invalid, and still reports every one', async () => {
@@ -193,9 +207,9 @@ describe.each(DATABASES)('ingest sink on %s', (kind) => {
       const group = holders('whole-write-fails', 1200);
       const source = inMemory(batchesOf([group.slice(0, 600), group.slice(600)].map((g) => g.map(holding))));
       const holdersBefore = await keptHolders();
-      // The first group of 500 is written; the failure comes with the second.
+      // The first 500 are written as a batch of their own; the failure comes with the second.
       await expect(
-        sink.write(source, { policy: 'whole-input', hooks: [failingAt(group[700]!, 'disk full')] }),
+        sink.write(source, { policy: 'whole-input', rowsPerBatch: 500, hooks: [failingAt(group[700]!, 'disk full')] }),
       ).rejects.toThrow('disk full');
       expect(await stored(group)).toBe(0);
       expect(await keptHolders()).toBe(holdersBefore);
@@ -277,6 +291,126 @@ describe.each(DATABASES)('ingest sink on %s', (kind) => {
       expect(await hookRows(prefix)).toEqual([]);
       expect(await stored(group)).toBe(0);
     });
+  });
+
+  describe('loading rows that are new, stored already, or repeated', () => {
+    const TIMES = ['2024-07-01T00:00:00Z', '2024-07-02T00:00:00Z', '2024-07-03T00:00:00Z'];
+
+    function transfer(id: string, from: TestAddress, to: TestAddress, value: string): RecordInput {
+      return {
+        type: 'transaction',
+        id,
+        chain: 'ethereum',
+        token_address: '0',
+        from_address: from.input,
+        to_address: to.input,
+        value,
+        tx_hash: `0x${id}`,
+        block_number: 7,
+        block_hash: '0xb7',
+        block_time: '2024-07-01T00:00:00.25Z',
+      };
+    }
+
+    function heldAt(holder: TestAddress, balance: string, time: string): RecordInput {
+      return { ...holding(holder), balance, updated_at: time };
+    }
+
+    /**
+     * What the rows must be after the records are written in turn, one by one: a transaction id
+     * takes its last record; a holding takes a record at least as recent as what it has.
+     */
+    function model(
+      records: readonly RecordInput[],
+      people: readonly TestAddress[],
+    ): {
+      transactions: Map<string, { from_address: string; to_address: string; value: string }>;
+      holdings: Map<string, { balance: string; updated_at: string }>;
+    } {
+      const canonical = new Map(people.map((address) => [address.input, address.canonical]));
+      const transactions = new Map<string, { from_address: string; to_address: string; value: string }>();
+      const holdings = new Map<string, { balance: string; updated_at: string }>();
+      for (const record of records) {
+        if (record.type === 'transaction') {
+          transactions.set(record.id, {
+            from_address: canonical.get(record.from_address)!,
+            to_address: canonical.get(record.to_address)!,
+            value: record.value,
+          });
+        } else if (record.type === 'holding') {
+          const key = canonical.get(record.address)!;
+          const stored = holdings.get(key);
+          const at = new Date(record.updated_at).toISOString();
+          if (stored === undefined || stored.updated_at <= at)
+            holdings.set(key, { balance: record.balance, updated_at: at });
+        }
+      }
+      return { transactions, holdings };
+    }
+
+    it.each<CommitPolicy>(['per-batch', 'whole-input'])(
+      'stores exactly what writing them one by one would under %s, across loads, and keeps the aggregates exact',
+      async (policy) => {
+        const prefix = `load-${policy}`;
+        const people = holders(prefix, 60);
+        const seed: RecordInput[] = [];
+        for (let index = 0; index < 300; index += 1) {
+          seed.push(transfer(`${prefix}-${index}`, people[index % 60]!, people[(index + 1) % 60]!, '1'));
+        }
+        for (let index = 0; index < 40; index += 1) seed.push(heldAt(people[index]!, String(index + 1), TIMES[1]!));
+        expect((await sink.write(inMemory(batchesOf([seed])), { policy: 'per-batch' })).committed).toBe(true);
+
+        // More new transactions than one load takes on either database, in random-looking id order,
+        // with stored ids (other ends and values), ids repeated within the input, and holdings
+        // newer, older and as old as the stored ones, new ones, and repeated ones.
+        const load = rowsPerLoad(kind);
+        const records: RecordInput[] = [];
+        for (let index = 0; index < load + 700; index += 1) {
+          const id = `${prefix}-n${(index * 7919) % (load + 700)}`;
+          records.push(transfer(id, people[(index * 3) % 60]!, people[(index * 11 + 5) % 60]!, String(index + 2)));
+          if (index % 97 === 0) records.push(transfer(id, people[(index + 7) % 60]!, people[index % 60]!, '99'));
+          if (index % 25 === 0) {
+            const stored = index % 300;
+            records.push(transfer(`${prefix}-${stored}`, people[(stored + 13) % 60]!, people[(stored * 7) % 60]!, '5'));
+          }
+          if (index % 100 === 0) {
+            const holder = people[(index / 100) % 60]!;
+            records.push(heldAt(holder, String(index % 3 === 0 ? 0 : index), TIMES[(index / 100) % 3]!));
+          }
+        }
+        const expected = model([...seed, ...records], people);
+
+        const report = await sink.write(inMemory(batchesOf([records])), { policy });
+
+        expect(report.committed).toBe(true);
+        const stored = await db.query<{ id: string; from_address: string; to_address: string; value: string }>(
+          sql`SELECT id, from_address, to_address, CAST(value AS TEXT) AS value FROM transactions
+              WHERE id LIKE ${`${prefix}-%`}`,
+        );
+        expect(new Map(stored.map(({ id, ...ends }) => [id, ends]))).toEqual(expected.transactions);
+        const balances = await db.query<{ address: string; balance: string; updated_at: Date | string }>(
+          sql`SELECT address, CAST(balance AS TEXT) AS balance, updated_at FROM holdings
+              WHERE chain = 'ethereum' AND token_address = ${TETHER}
+              AND address IN (${list(people.map((address) => address.canonical))})`,
+        );
+        expect(
+          new Map(
+            balances.map((row) => [
+              row.address,
+              { balance: row.balance, updated_at: new Date(row.updated_at).toISOString() },
+            ]),
+          ),
+        ).toEqual(expected.holdings);
+        expect(await findDrift(db)).toEqual([]);
+        // The same records again change nothing.
+        await sink.write(inMemory(batchesOf([records])), { policy });
+        expect(await findDrift(db)).toEqual([]);
+        expect(await db.count(sql`SELECT COUNT(*) FROM transactions WHERE id LIKE ${`${prefix}-%`}`)).toBe(
+          expected.transactions.size,
+        );
+      },
+      120_000,
+    );
   });
 
   describe('a source other than NDJSON', () => {

@@ -41,6 +41,22 @@ describe('dialect fragments', () => {
     });
   });
 
+  it('casts each column to its own array type on PostgreSQL when told, and binds the values alike on SQLite', () => {
+    const columns = [
+      ['tx-1', 'tx-2'],
+      ['10', '20'],
+      ['2024-07-01T00:00:00.000Z', '2024-07-02T00:00:00.000Z'],
+    ];
+    expect(render(textRows('postgres', columns, ['text', 'numeric', 'timestamptz']), 'postgres')).toEqual({
+      text: 'SELECT * FROM unnest(CAST($1 AS text[]), CAST($2 AS numeric[]), CAST($3 AS timestamptz[]))',
+      params: columns,
+    });
+    expect(render(textRows('sqlite', columns, ['text', 'numeric', 'timestamptz']), 'sqlite')).toEqual({
+      text: 'VALUES (?, ?, ?), (?, ?, ?)',
+      params: ['tx-1', '10', '2024-07-01T00:00:00.000Z', 'tx-2', '20', '2024-07-02T00:00:00.000Z'],
+    });
+  });
+
   it('analyses a table on PostgreSQL only', () => {
     expect(render(analyze('postgres', 'import_pairs')!, 'postgres').text).toBe('ANALYZE import_pairs');
     expect(analyze('sqlite', 'import_pairs')).toBeUndefined();

@@ -98,11 +98,17 @@ export function filterOnly(dialect: Dialect, column: string): SqlFragment {
  * Rows of text values as a table expression for `INSERT INTO t (a, b) ${…}`, `columns[i]` holding
  * the i-th column's values. PostgreSQL gets one array per column (`unnest`), so a statement binds
  * as many values as it has columns however many rows it writes, which it parses and plans far
- * faster than thousands of bound values; SQLite gets `VALUES (…), (…)`.
+ * faster than thousands of bound values; SQLite gets `VALUES (…), (…)`. `postgresTypes` names
+ * each column's array type when it is not text (an INSERT does not turn text into numeric or
+ * timestamptz by itself); the values are still sent as text, in PostgreSQL's array syntax.
  */
-export function textRows(dialect: Dialect, columns: readonly (readonly string[])[]): SqlFragment {
+export function textRows(
+  dialect: Dialect,
+  columns: readonly (readonly unknown[])[],
+  postgresTypes: readonly string[] = columns.map(() => 'text'),
+): SqlFragment {
   if (dialect === 'postgres') {
-    return sql`SELECT * FROM unnest(${join(columns.map((values) => sql`CAST(${values} AS text[])`))})`;
+    return sql`SELECT * FROM unnest(${join(columns.map((values, index) => sql`CAST(${values} AS ${raw(postgresTypes[index] ?? 'text')}[])`))})`;
   }
   const count = columns[0]?.length ?? 0;
   return sql`VALUES ${rows(Array.from({ length: count }, (_unused, index) => columns.map((values) => values[index])))}`;

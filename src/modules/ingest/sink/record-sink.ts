@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { Db, Sql } from '../../../database/db.service';
 import { AggregateWrite, HoldingChange, TransferChange } from '../../../database/aggregates';
-import { ROWS_PER_STATEMENT } from '../../../database/sql';
 import type { ChainId } from '../../../core/chains/chain-ids';
 import type { HoldingInput } from '../../../core/records/record-input';
 import type { Instant } from '../../../core/records/brands';
 import type { HoldingRecord } from '../../../core/records/records';
-import { IngestRepository } from '../ingest.repository';
+import { IngestRepository, rowsPerLoad } from '../ingest.repository';
 import type { RecordSource, SourceBatch, SourceItem } from '../sources/record-source';
 import { RecordValidator } from '../validation/record-validator';
 import type { RuleResult } from '../validation/record-rules';
@@ -35,6 +34,11 @@ export interface SinkOptions extends RunOptions {
    * within one transaction; CHANGES_PER_ROUND unless given (tests give fewer, to cross it often).
    */
   changesPerRound?: number;
+  /**
+   * How many records a whole-input write gathers before writing them; rowsPerLoad of the dialect
+   * unless given (tests give fewer, to write in several batches).
+   */
+  rowsPerBatch?: number;
 }
 
 /** Thrown inside a whole-input transaction to roll it back when invalid records forbid the commit. */
@@ -59,6 +63,7 @@ export class RecordSink {
     const writing: Writing = {
       hooks: options.hooks ?? [],
       changesPerRound: options.changesPerRound ?? CHANGES_PER_ROUND,
+      rowsPerBatch: options.rowsPerBatch ?? rowsPerLoad(this.db.dialect),
     };
     return options.policy === 'whole-input'
       ? this.writeWholeInput(source, run, writing)
@@ -120,8 +125,9 @@ export class RecordSink {
   }
 
   /**
-   * Validates record after record and hands a batch to the writer whenever ROWS_PER_STATEMENT are
-   * waiting; the writer writes it while the next one is read and checked.
+   * Validates record after record and hands a batch to the writer whenever `rowsPerBatch` records
+   * (5,000 on PostgreSQL, 500 on SQLite, see rowsPerLoad) are waiting; the writer writes it while
+   * the next one is read and checked.
    */
   private async consumeWholeInput(tx: Sql, source: RecordSource, run: SinkRun, writing: Writing): Promise<void> {
     await this.repository.lockDataWriters(tx, 'alone');
@@ -141,7 +147,7 @@ export class RecordSink {
           run.valid(checked.record.type);
           if (!run.writing) continue;
           pending.add(checked.record);
-          if (pending.size >= ROWS_PER_STATEMENT) {
+          if (pending.size >= writing.rowsPerBatch) {
             await writer.submit(pending);
             pending = new PendingWrites();
           }
@@ -228,6 +234,7 @@ export class RecordSink {
 interface Writing {
   hooks: readonly WriteHook[];
   changesPerRound: number;
+  rowsPerBatch: number;
 }
 
 /**

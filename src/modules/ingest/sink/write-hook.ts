@@ -10,7 +10,7 @@ export interface WriteHook {
   /**
    * After the sink has written records: under the per-batch policy once per source batch (an
    * empty one too), under whole-input once per group of records written together (up to
-   * ROWS_PER_STATEMENT of them).
+   * rowsPerLoad of them: 5,000 on PostgreSQL, 500 on SQLite).
    */
   afterBatch?(tx: Sql, records: WrittenRecords): Promise<void>;
 

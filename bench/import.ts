@@ -1,0 +1,169 @@
+/**
+ * `npm run bench:import`: the import phase of `npm run bench` alone, on PostgreSQL. Generates (or
+ * reuses) the dataset, compiles chaintags, starts a throwaway cluster, loads the rows with `COPY`
+ * into a freshly migrated database (the yardstick), then `chaintags import` of the NDJSON into
+ * another one, and checks the kept aggregates with `stats verify`. Prints one JSON object with both
+ * throughputs, their ratio and the load average before and after each (the machine is shared).
+ *
+ *   npm run bench:import [-- --transactions 1000000] [--rounds 1] [--skip-copy] [--keep]
+ *
+ * `--keep` leaves the cluster running with the imported database (`bench`) and prints its URL, for
+ * EXPLAIN work on a bench-sized database; stop it with `pg_ctl -D <dir>/data stop`.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Command, Option } from 'commander';
+import { startCluster, stopCluster } from '../test/support/pg-cluster';
+import { addDatasetOptions, datasetOptionsOf, DatasetOptions } from './dataset/options';
+import { benchLog, Cleanups, runBench } from './lib/lifecycle';
+import { parseCommandLine, wholeNumber } from './lib/options';
+import { createDatabase } from './lib/postgres';
+import { statsVerify } from './lib/processes';
+import type { Throughput } from './lib/report';
+import { prepareRun, Run } from './phases/context';
+import { datasetPhase } from './phases/dataset';
+import { copyPhase, importDataset, migrate, warmFiles } from './phases/import';
+
+const cleanups = new Cleanups();
+const log = benchLog('bench:import');
+
+function loadAverage(): string {
+  return readFileSync('/proc/loadavg', 'utf8').trim();
+}
+
+/** utime, stime, cutime, cstime of a process, in seconds (cutime/cstime: its children it has waited for). */
+function cpuTimes(pid: number | 'self'): [number, number, number, number] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return [fields[11], fields[12], fields[13], fields[14]].map((ticks) => Number(ticks) / 100) as [
+    number,
+    number,
+    number,
+    number,
+  ];
+}
+
+/**
+ * CPU seconds PostgreSQL has spent so far: the postmaster, its live processes, and the backends
+ * that have ended (the postmaster waits for them, so they are in its children's time).
+ */
+function postgresCpuSeconds(postmaster: number): number {
+  const [user, system, childrenUser, childrenSystem] = cpuTimes(postmaster);
+  let total = user + system + childrenUser + childrenSystem;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === postmaster) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[1]) === postmaster) total += (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch {
+      // Ended while listed.
+    }
+  }
+  return total;
+}
+
+/** CPU seconds of this script's children that have ended (the CLI processes it ran). */
+function endedChildrenCpuSeconds(): number {
+  const [, , childrenUser, childrenSystem] = cpuTimes('self');
+  return childrenUser + childrenSystem;
+}
+
+/** Runs `work`, answering with it the load average before and after and the CPU seconds PostgreSQL and the CLI spent. */
+async function measured<T>(
+  postmaster: number,
+  work: () => Promise<T>,
+): Promise<T & { load: [string, string]; cpu: { postgres: number; cli: number } }> {
+  const load = loadAverage();
+  const [postgres, cli] = [postgresCpuSeconds(postmaster), endedChildrenCpuSeconds()];
+  const result = await work();
+  return {
+    ...result,
+    load: [load, loadAverage()],
+    cpu: {
+      postgres: Math.round((postgresCpuSeconds(postmaster) - postgres) * 10) / 10,
+      cli: Math.round((endedChildrenCpuSeconds() - cli) * 10) / 10,
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const command = new Command('npm run bench:import --').description(
+    "chaintags import against COPY of the same rows on PostgreSQL (bench/README.md, 'Import').",
+  );
+  addDatasetOptions(command)
+    .option('--data-dir <folder>', "the dataset's folder (default: $TMPDIR/chaintags-bench/<a name from the options>)")
+    .addOption(new Option('--rounds <n>', 'imports (each into a fresh database)').default(1).argParser(wholeNumber(1)))
+    .option('--skip-copy', 'leave out the COPY yardstick')
+    .option('--cli <file>', "an already compiled CLI (another build's src/cli/main.js) instead of compiling this tree")
+    .option('--keep', 'leave the cluster running with the last imported database');
+  const options = parseCommandLine<
+    DatasetOptions & { dataDir?: string; rounds: number; skipCopy?: boolean; keep?: boolean; cli?: string }
+  >(command, process.argv.slice(2));
+  if (options === undefined) return;
+  const settings = {
+    dataset: datasetOptionsOf(options),
+    dataDir: options.dataDir,
+    seconds: 0,
+    warmup: 0,
+    connections: 0,
+    endpoints: [],
+    sqlite: false,
+    copy: options.skipCopy !== true,
+    cpuProfile: false,
+    writing: false,
+    pgSettings: [],
+  };
+  const meta = datasetPhase(settings, log);
+  const prepared = options.cli === undefined ? await prepareRun(settings, meta, cleanups, log) : undefined;
+  const run: Run = prepared ?? {
+    settings,
+    meta,
+    build: { main: '', cli: options.cli! },
+    keys: {},
+    apiKeys: '',
+    headers: {},
+    profileDir: undefined,
+    cleanups,
+    log,
+  };
+  const cluster = await startCluster();
+  const stop = () => stopCluster(cluster);
+  cleanups.push(stop);
+
+  const postmaster = Number(readFileSync(join(cluster.dir, 'data', 'postmaster.pid'), 'utf8').split('\n', 1)[0]);
+
+  const result: {
+    copy?: Throughput & { load: [string, string]; cpu: { postgres: number; cli: number } };
+    imports: (Throughput & {
+      load: [string, string];
+      cpu: { postgres: number; cli: number };
+      toCopy?: number;
+      exact: boolean;
+    })[];
+  } = { imports: [] };
+  if (settings.copy) result.copy = await measured(postmaster, () => copyPhase(run, cluster));
+  let url = '';
+  for (let round = 0; round < options.rounds; round += 1) {
+    url = await createDatabase(cluster, 'bench');
+    await migrate(run, url);
+    await warmFiles([meta.files.ndjson]);
+    const imported = await measured(postmaster, () => importDataset(run, url, 'PostgreSQL'));
+    log(`stats verify (load ${imported.load[1]})`);
+    const verified = statsVerify(run.build.cli, url);
+    log(`  ${verified.exact ? 'exact' : `DRIFT ${JSON.stringify(verified.drift)}`}`);
+    result.imports.push({
+      ...imported,
+      toCopy: result.copy === undefined ? undefined : imported.rowsPerSecond / result.copy.rowsPerSecond,
+      exact: verified.exact,
+    });
+  }
+  if (options.keep === true) {
+    cleanups.remove(stop);
+    log(`kept: ${url} (cluster in ${cluster.dir})`);
+  }
+  await cleanups.run(log);
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+}
+
+runBench(main, cleanups, log);
