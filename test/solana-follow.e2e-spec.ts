@@ -1,6 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { generateKeyPairSigner, lamports, type Address, type KeyPairSigner } from '@solana/kit';
+import {
+  generateKeyPairSigner,
+  getAddressEncoder,
+  getProgramDerivedAddress,
+  lamports,
+  type Address,
+  type EncodedAccount,
+  type KeyPairSigner,
+} from '@solana/kit';
 import { findDrift } from '../src/database/aggregates';
 import { Db } from '../src/database/db.service';
 import { BURNED } from '../src/modules/follow/solana/solana-transaction';
@@ -33,6 +41,13 @@ function followEnv(url: string, extra: Record<string, string> = {}): Record<stri
   return { FOLLOW_INTERVAL_MS: '100', RPC_URL_SOLANA: url, NETWORK_SOLANA: 'localnet', ...extra };
 }
 
+interface TokenRow {
+  id: string;
+  name: string;
+  symbol: string;
+  deployments: { chain: string; address: string; decimals: number }[];
+}
+
 class SolanaClient extends FollowClient {
   async sync(): Promise<SyncRow> {
     return (await this.get<SyncRow[]>('/v2/sync')).find((row) => row.chain === 'solana')!;
@@ -54,9 +69,56 @@ class SolanaClient extends FollowClient {
     return this.get<HoldingRow[]>(`/v2/token-holdings?chain=solana&address=${address}&per_page=100`);
   }
 
+  /** Every token record, over all pages. */
+  async everyToken(): Promise<TokenRow[]> {
+    const tokens: TokenRow[] = [];
+    for (let page = 1; ; page++) {
+      const rows = await this.get<TokenRow[]>(`/v2/tokens?per_page=100&page=${page}`);
+      if (rows.length === 0) return tokens;
+      tokens.push(...rows);
+    }
+  }
+
   override async balance(address: string, token = '0'): Promise<string | undefined> {
     return (await this.holdings(address)).find((row) => row.token_address === token)?.balance;
   }
+}
+
+const METAPLEX = 'metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s' as Address;
+
+/**
+ * A Metaplex metadata account for `mint`, as the Token Metadata program lays it out: a key byte (4,
+ * MetadataV1), the update authority and the mint, then name (padded to 32 bytes) and symbol (padded
+ * to 10) as Borsh strings, at the address derived from "metadata", the program and the mint.
+ */
+async function metaplexMetadata(mint: Address, name: string, symbol: string): Promise<EncodedAccount> {
+  const encoder = getAddressEncoder();
+  const [address] = await getProgramDerivedAddress({
+    programAddress: METAPLEX,
+    seeds: ['metadata', encoder.encode(METAPLEX), encoder.encode(mint)],
+  });
+  const padded = (text: string, size: number) => {
+    const bytes = Buffer.alloc(4 + size);
+    bytes.writeUInt32LE(size, 0);
+    Buffer.from(text, 'utf8').copy(bytes, 4);
+    return bytes;
+  };
+  const data = Buffer.concat([
+    Buffer.from([4]),
+    Buffer.from(encoder.encode(mint)),
+    Buffer.from(encoder.encode(mint)),
+    padded(name, 32),
+    padded(symbol, 10),
+    padded('', 200),
+  ]);
+  return {
+    address,
+    data,
+    executable: false,
+    lamports: lamports(10_000_000n),
+    programAddress: METAPLEX,
+    space: BigInt(data.length),
+  };
 }
 
 function byId(rows: readonly TransactionRow[]): Map<string, TransactionRow> {
@@ -332,6 +394,40 @@ describe.each(DATABASES)('following Solana from a node, on %s', (kind: DatabaseK
     expect(await api.balance(bob.address, mint)).toBe('3000');
     expect((await api.holdings(bob.address)).find((row) => row.token_address === mint)).toMatchObject({
       token_decimals: 2,
+    });
+    await expectNoDrift();
+  });
+
+  it('discovers a mint as solana-<mint> with its decimals, and names it from Metaplex metadata where it has some', async () => {
+    const named = await createMint(node, funder, TOKEN_PROGRAM, 4);
+    const unnamed = await createMint(node, funder, TOKEN_2022_PROGRAM, 0);
+    node.svm.setAccount(await metaplexMetadata(named, 'Chaintags Test Coin', 'CTC'));
+    const ofNamed = await createTokenAccount(node, funder, alice.address, named, TOKEN_PROGRAM);
+    const ofUnnamed = await createTokenAccount(node, funder, alice.address, unnamed, TOKEN_2022_PROGRAM);
+    await node.send(funder, [
+      mintTo(named, ofNamed.account, funder, 12n, TOKEN_PROGRAM),
+      mintTo(unnamed, ofUnnamed.account, funder, 3n, TOKEN_2022_PROGRAM),
+    ]);
+    node.produce();
+    await api.atTip(node);
+
+    const holdings = await api.holdings(alice.address);
+    expect(holdings.find((row) => row.token_address === named)).toMatchObject({
+      balance: '12',
+      token_name: 'Chaintags Test Coin',
+      token_symbol: 'CTC',
+      token_decimals: 4,
+    });
+    expect(holdings.find((row) => row.token_address === unnamed)).toMatchObject({
+      balance: '3',
+      token_name: unnamed,
+      token_symbol: 'UNKNOWN',
+      token_decimals: 0,
+    });
+    const tokens = await api.everyToken();
+    expect(tokens.find((token) => token.deployments.some((deployment) => deployment.address === named))).toMatchObject({
+      id: `solana-${named.toLowerCase()}`,
+      deployments: [{ chain: 'solana', address: named, decimals: 4 }],
     });
     await expectNoDrift();
   });
