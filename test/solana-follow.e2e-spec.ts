@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import {
   generateKeyPairSigner,
@@ -11,6 +13,7 @@ import {
 } from '@solana/kit';
 import { findDrift } from '../src/database/aggregates';
 import { Db } from '../src/database/db.service';
+import { SolanaNodeError, SolanaRpc } from '../src/modules/follow/solana/solana-rpc';
 import { BURNED } from '../src/modules/follow/solana/solana-transaction';
 import { eventually, FollowClient, HoldingRow, SyncRow, TransactionRow } from './support/follow-client';
 import { FollowerProcess, startFollowerProcess } from './support/follower-process';
@@ -82,6 +85,15 @@ class SolanaClient extends FollowClient {
   override async balance(address: string, token = '0'): Promise<string | undefined> {
     return (await this.holdings(address)).find((row) => row.token_address === token)?.balance;
   }
+}
+
+/** A loopback port nothing listens on: one a server had a moment ago. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
 
 const METAPLEX = 'metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s' as Address;
@@ -230,6 +242,48 @@ describe('the Solana JSON-RPC stand-in', () => {
       programId: TOKEN_PROGRAM,
       uiTokenAmount: { amount: '5', decimals: 6, uiAmount: 0.000005, uiAmountString: '0.000005' },
     });
+  });
+});
+
+describe('SolanaRpc', () => {
+  let node: SolanaStandIn;
+
+  beforeAll(async () => {
+    node = await startSolanaStandIn();
+  });
+
+  afterAll(async () => {
+    await node?.close();
+  });
+
+  it('asks the next URL when one does not answer, and names none in what it throws', async () => {
+    const dead = `http://user:secret-pass@127.0.0.1:${await closedPort()}/?api-key=secret-key`;
+    const rpc = new SolanaRpc([dead, node.url]);
+    expect(await rpc.call((client) => client.getGenesisHash())).toBe(node.genesisHash);
+    const failure = await new SolanaRpc([dead])
+      .call((client) => client.getGenesisHash())
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(Error);
+    expect((failure as Error).message).toBe('RPC URL #1: the connection was refused');
+  });
+
+  it('sends the credentials of a URL as HTTP Basic auth', async () => {
+    const url = new URL(node.url);
+    url.username = 'reader';
+    url.password = 'p@ss';
+    await new SolanaRpc([url.toString()]).call((client) => client.getGenesisHash());
+    expect(node.authorizations.at(-1)).toBe(`Basic ${Buffer.from('reader:p@ss').toString('base64')}`);
+  });
+
+  it('throws the node’s own error answer at once, without asking the fallback', async () => {
+    const rpc = new SolanaRpc([node.url, node.url]);
+    const before = node.methods.length;
+    const failure = await rpc
+      .call((client) => client.getBlock(1n, { encoding: 'json', maxSupportedTransactionVersion: 0, rewards: false }))
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(SolanaNodeError);
+    expect((failure as SolanaNodeError).code).toBe(-32007);
+    expect(node.methods.length - before).toBe(1);
   });
 });
 
@@ -429,6 +483,32 @@ describe.each(DATABASES)('following Solana from a node, on %s', (kind: DatabaseK
       id: `solana-${named.toLowerCase()}`,
       deployments: [{ chain: 'solana', address: named, decimals: 4 }],
     });
+    await expectNoDrift();
+  });
+
+  it('reads no slot past the finalized one: a block is recorded once it is finalized', async () => {
+    const reached = node.finalized();
+    const paid = await node.send(funder, [sendSol(funder, bob.address, 123n)]);
+    const slot = node.produce({ finalize: false });
+    node.produce({ skip: 1, finalize: false });
+    // The follower keeps asking; nothing past the finalized slot is listed, read or recorded.
+    const asked = node.methods.length;
+    await eventually('the follower to ask again', () =>
+      Promise.resolve(
+        node.methods.slice(asked).filter((method) => method === 'getSlot').length >= 2 ? true : undefined,
+      ),
+    );
+    expect(await api.sync()).toMatchObject({ indexed_block: String(reached), head_block: String(reached) });
+    expect((await api.list(bob.address)).filter((row) => row.tx_hash === paid.signature)).toEqual([]);
+
+    node.finalize(slot);
+    await api.atTip(node);
+    expect(byId(await api.list(bob.address)).get(`solana:${paid.signature}:0`)).toMatchObject({
+      block_number: String(slot),
+      value: '123',
+    });
+    node.finalize();
+    await api.atTip(node);
     await expectNoDrift();
   });
 

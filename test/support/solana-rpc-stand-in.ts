@@ -119,6 +119,8 @@ export interface SolanaStandIn {
   block(slot: bigint): Block | undefined;
   /** Every request's method, in order. */
   methods: string[];
+  /** Every request's Authorization header, in order. */
+  authorizations: (string | undefined)[];
   /** Answers every request `ms` late from now on (0: at once): a slow node. */
   slowDown(ms: number): void;
   /** The last answer to each method, as sent. */
@@ -141,6 +143,7 @@ export async function startSolanaStandIn(
   let lastHash = base58.decode(randomBytes(32));
   // The genesis block: the first slot has a block, so the head is a block from the start.
   const methods: string[] = [];
+  const authorizations: (string | undefined)[] = [];
   const answers = new Map<string, unknown>();
 
   const accountState = (key: string) => {
@@ -284,7 +287,12 @@ export async function startSolanaStandIn(
       case 'getGenesisHash':
         return genesisHash;
       case 'getSlot':
-        return Number(config.commitment === 'finalized' ? finalizedSlot : (produced[produced.length - 1] ?? 0n));
+        // A node's default commitment is finalized (clients such as kit leave it out when they mean it).
+        return Number(
+          config.commitment === undefined || config.commitment === 'finalized'
+            ? finalizedSlot
+            : (produced[produced.length - 1] ?? 0n),
+        );
       case 'getBlocks': {
         const start = BigInt(params[0] as number);
         const end = typeof params[1] === 'number' ? BigInt(params[1]) : finalizedSlot;
@@ -400,6 +408,7 @@ export async function startSolanaStandIn(
         void later(delayMs).then(() => {
           const body = JSON.parse(text) as { id: unknown; method: string; params?: unknown[] };
           methods.push(body.method);
+          authorizations.push(request.headers.authorization);
           let reply: unknown;
           try {
             const result = handle(body.method, body.params ?? []);
@@ -430,6 +439,7 @@ export async function startSolanaStandIn(
     slots: () => [...produced],
     block: (at) => blocks.get(at),
     methods,
+    authorizations,
     answers,
     slowDown: (ms) => {
       delayMs = ms;

@@ -29,7 +29,7 @@ export class SolanaNodeError extends Error {
  * the next one is asked when a URL fails to answer (connection, timeout, HTTP error) or answers that
  * it cannot now (node unhealthy, minimum context slot not reached). Other JSON-RPC errors are the
  * node's answer (a skipped slot) and throw `SolanaNodeError` at once. Nothing thrown names a URL:
- * providers put API keys in them.
+ * providers put API keys in them; credentials in a URL are sent as HTTP Basic auth.
  */
 export class SolanaRpc {
   private readonly clients: SolanaRpcClient[];
@@ -39,7 +39,7 @@ export class SolanaRpc {
     private readonly timeoutMs = 30_000,
   ) {
     if (urls.length === 0) throw new Error('no Solana RPC URL');
-    this.clients = urls.map((url) => createSolanaRpc(url));
+    this.clients = urls.map((url) => clientFor(url));
   }
 
   async call<T>(request: Request<T>): Promise<T> {
@@ -55,6 +55,21 @@ export class SolanaRpc {
     }
     throw last!;
   }
+}
+
+/**
+ * A client for `url`. Credentials in the URL (a node behind a proxy with Basic auth) travel as an
+ * `Authorization` header: fetch refuses URLs that hold them.
+ */
+function clientFor(url: string): SolanaRpcClient {
+  const parsed = new URL(url);
+  if (parsed.username === '' && parsed.password === '') return createSolanaRpc(url);
+  const credentials = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`;
+  parsed.username = '';
+  parsed.password = '';
+  return createSolanaRpc(parsed.toString(), {
+    headers: { Authorization: `Basic ${Buffer.from(credentials).toString('base64')}` },
+  });
 }
 
 /** The JSON-RPC error a node answered with, undefined for a failure to reach it. */
@@ -73,10 +88,20 @@ function failureKind(error: unknown): string {
     const status = (error.context as { statusCode?: unknown }).statusCode;
     return typeof status === 'number' ? `HTTP ${status}` : 'the request failed';
   }
-  const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
-  if (cause?.code === 'ECONNREFUSED') return 'the connection was refused';
-  if (cause?.code === 'ENOTFOUND') return 'the host was not found';
+  const code = systemCode(error);
+  if (code === 'ECONNREFUSED') return 'the connection was refused';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the host was not found';
+  if (code === 'ECONNRESET') return 'the connection was reset';
   return 'the request failed';
+}
+
+/** The system error code (ECONNREFUSED, …) somewhere in an error's causes, as fetch nests them. */
+function systemCode(error: unknown, depth = 0): string | undefined {
+  if (typeof error !== 'object' || error === null || depth > 5) return undefined;
+  const { code, cause, errors } = error as { code?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof code === 'string' && code.startsWith('E')) return code;
+  if (Array.isArray(errors) && errors.length > 0) return systemCode(errors[0], depth + 1);
+  return systemCode(cause, depth + 1);
 }
 
 function firstLine(text: string): string {
