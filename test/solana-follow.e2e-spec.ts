@@ -13,6 +13,7 @@ import {
 } from '@solana/kit';
 import { findDrift } from '../src/database/aggregates';
 import { Db } from '../src/database/db.service';
+import { MAINNET_GENESIS_HASH } from '../src/modules/follow/solana/network';
 import { SolanaNodeError, SolanaRpc } from '../src/modules/follow/solana/solana-rpc';
 import { BURNED } from '../src/modules/follow/solana/solana-transaction';
 import { eventually, FollowClient, HoldingRow, SyncRow, TransactionRow } from './support/follow-client';
@@ -689,5 +690,24 @@ describe.each(DATABASES)('a Solana node of another network, on %s', (kind: Datab
     expect(row.indexed_block).toBeNull();
     expect(await api.list(watched.address)).toEqual([]);
     expect(node.methods).not.toContain('getBlock');
+  });
+
+  it('follows a node whose genesis hash is mainnet-beta’s', async () => {
+    // A database of its own: the process above holds the chain's lease on the first one.
+    const mainnet = await startSolanaStandIn({ genesisHash: MAINNET_GENESIS_HASH });
+    const own = await freshDatabase(kind);
+    const other = await startTestApp({
+      databaseUrl: own.url,
+      env: followEnv(mainnet.url, { NETWORK_SOLANA: 'mainnet' }),
+    });
+    try {
+      const api = new SolanaClient(other);
+      await api.atTip(mainnet);
+      expect(await api.sync()).toMatchObject({ status: 'synced', error: null });
+    } finally {
+      await other.close();
+      await own.drop();
+      await mainnet.close();
+    }
   });
 });
