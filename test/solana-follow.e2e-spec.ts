@@ -134,6 +134,56 @@ async function metaplexMetadata(mint: Address, name: string, symbol: string): Pr
   };
 }
 
+/**
+ * A Token-2022 mint holding its own token metadata, written into litesvm as the program lays it
+ * out: the 82-byte base mint (mint authority `authority`), zeros to 165 bytes, the account type (1,
+ * a mint), then a TokenMetadata extension entry (type 19): update authority, mint, and name, symbol
+ * and uri as u32-prefixed UTF-8, with no additional metadata. The Token-2022 program then mints it
+ * like any mint.
+ */
+async function token2022MintWithMetadata(
+  node: SolanaStandIn,
+  authority: KeyPairSigner,
+  name: string,
+  symbol: string,
+  decimals: number,
+): Promise<Address> {
+  const mint = (await generateKeyPairSigner()).address;
+  const encoder = getAddressEncoder();
+  const base = Buffer.alloc(165);
+  base.writeUInt32LE(1, 0);
+  Buffer.from(encoder.encode(authority.address)).copy(base, 4);
+  base[44] = decimals;
+  base[45] = 1;
+  const text = (value: string) => {
+    const bytes = Buffer.from(value, 'utf8');
+    const prefix = Buffer.alloc(4);
+    prefix.writeUInt32LE(bytes.length, 0);
+    return Buffer.concat([prefix, bytes]);
+  };
+  const metadata = Buffer.concat([
+    Buffer.from(encoder.encode(authority.address)),
+    Buffer.from(encoder.encode(mint)),
+    text(name),
+    text(symbol),
+    text('https://example.invalid/ext.json'),
+    Buffer.alloc(4),
+  ]);
+  const entry = Buffer.alloc(4);
+  entry.writeUInt16LE(19, 0);
+  entry.writeUInt16LE(metadata.length, 2);
+  const data = Buffer.concat([base, Buffer.from([1]), entry, metadata]);
+  node.svm.setAccount({
+    address: mint,
+    data,
+    executable: false,
+    lamports: lamports(node.svm.minimumBalanceForRentExemption(BigInt(data.length))),
+    programAddress: TOKEN_2022_PROGRAM,
+    space: BigInt(data.length),
+  });
+  return mint;
+}
+
 function byId(rows: readonly TransactionRow[]): Map<string, TransactionRow> {
   return new Map(rows.map((row) => [row.id, row]));
 }
@@ -483,6 +533,22 @@ describe.each(DATABASES)('following Solana from a node, on %s', (kind: DatabaseK
     expect(tokens.find((token) => token.deployments.some((deployment) => deployment.address === named))).toMatchObject({
       id: `solana-${named.toLowerCase()}`,
       deployments: [{ chain: 'solana', address: named, decimals: 4 }],
+    });
+    await expectNoDrift();
+  });
+
+  it('names a Token-2022 mint from its metadata extension', async () => {
+    const mint = await token2022MintWithMetadata(node, funder, 'Extension Coin', 'EXT', 3);
+    const ofAlice = await createTokenAccount(node, funder, alice.address, mint, TOKEN_2022_PROGRAM);
+    const minted = await node.send(funder, [mintTo(mint, ofAlice.account, funder, 42n, TOKEN_2022_PROGRAM)]);
+    expect(minted.failed).toBe(false);
+    node.produce();
+    await api.atTip(node);
+    expect((await api.holdings(alice.address)).find((row) => row.token_address === mint)).toMatchObject({
+      balance: '42',
+      token_name: 'Extension Coin',
+      token_symbol: 'EXT',
+      token_decimals: 3,
     });
     await expectNoDrift();
   });

@@ -536,6 +536,7 @@ function accountJson(svm: LiteSVM, key: string, config: Record<string, unknown>)
               isInitialized: data[45] === 1,
               mintAuthority: data.readUInt32LE(0) === 1 ? base58.decode(data.subarray(4, 36)) : null,
               supply: data.readBigUInt64LE(36).toString(),
+              ...(data.length > TOKEN_ACCOUNT_SIZE + 1 ? { extensions: mintExtensions(data) } : {}),
             },
             type: 'mint',
           },
@@ -547,6 +548,52 @@ function accountJson(svm: LiteSVM, key: string, config: Record<string, unknown>)
   const slice = config.dataSlice as { offset: number; length: number } | undefined;
   const data = slice === undefined ? account.data : account.data.subarray(slice.offset, slice.offset + slice.length);
   return { ...common, data: [Buffer.from(data).toString('base64'), 'base64'] };
+}
+
+/** Token-2022's extension type of the token metadata a mint holds itself (`ExtensionType::TokenMetadata`). */
+const TOKEN_METADATA_EXTENSION = 19;
+
+/**
+ * A Token-2022 mint's extensions as `jsonParsed` shows them: after the 165-byte base and the
+ * account-type byte, entries of a u16 type, a u16 length and the value. The token metadata
+ * (update authority, mint, then name, symbol and uri as u32-prefixed UTF-8) is parsed; any other
+ * extension is listed by its type only.
+ */
+function mintExtensions(data: Buffer): { extension: string; state?: Record<string, unknown> }[] {
+  const base58 = getBase58Decoder();
+  const extensions: { extension: string; state?: Record<string, unknown> }[] = [];
+  let offset = TOKEN_ACCOUNT_SIZE + 1;
+  while (offset + 4 <= data.length) {
+    const type = data.readUInt16LE(offset);
+    const length = data.readUInt16LE(offset + 2);
+    const value = data.subarray(offset + 4, offset + 4 + length);
+    offset += 4 + length;
+    if (type === 0) break;
+    if (type !== TOKEN_METADATA_EXTENSION) {
+      extensions.push({ extension: `type${type}` });
+      continue;
+    }
+    let at = 64;
+    const text = () => {
+      const size = value.readUInt32LE(at);
+      const read = value.subarray(at + 4, at + 4 + size).toString('utf8');
+      at += 4 + size;
+      return read;
+    };
+    const [name, symbol, uri] = [text(), text(), text()];
+    extensions.push({
+      extension: 'tokenMetadata',
+      state: {
+        additionalMetadata: [],
+        mint: base58.decode(value.subarray(32, 64)),
+        name,
+        symbol,
+        updateAuthority: base58.decode(value.subarray(0, 32)),
+        uri,
+      },
+    });
+  }
+  return extensions;
 }
 
 /** A failed transaction's `err` as a node writes it: `{ "InstructionError": [index, error] }` for an instruction's failure. */
