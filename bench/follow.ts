@@ -26,6 +26,7 @@
  *                        [--connections 10] [--interval-ms 200] [--sqlite] [--skip-postgres]
  *                        [--cpu-prof] [--service-log] [--seed S]
  *   npm run bench:follow -- --family utxo [...]: the Bitcoin family on litecoind (bench/follow-utxo.ts)
+ *   npm run bench:follow -- --family solana [...]: Solana on litesvm behind a JSON-RPC stand-in (bench/follow-solana.ts)
  *
  * Nothing here runs in `npm test`.
  */
@@ -64,6 +65,7 @@ import {
   tagsOf,
   waitSynced as waitSyncedOn,
 } from './lib/follow-service';
+import { followSolana } from './follow-solana';
 import { followUtxo } from './follow-utxo';
 import { drive, LoadResult } from './lib/load';
 import { memoryOf, ROOT, Server, sleep, startService, statsVerify } from './lib/processes';
@@ -665,8 +667,11 @@ function readSettings(argv: readonly string[]): Settings | undefined {
     .addOption(cpuProfileOption())
     .option('--service-log', "the service's log lines, request logs included, into bench/results/follow-<database>.log")
     .addOption(
-      new Option('--family <family>', 'evm: this run; utxo: the Bitcoin-family run (--family utxo --help)')
-        .choices(['evm', 'utxo'])
+      new Option(
+        '--family <family>',
+        'evm: this run; utxo: the Bitcoin-family run (--family utxo --help); solana: the Solana run',
+      )
+        .choices(['evm', 'utxo', 'solana'])
         .default('evm'),
     )
     .addOption(new Option('--seed <text>', 'seed of the addresses and the traffic').default('chaintags-follow'));
@@ -696,15 +701,20 @@ function readSettings(argv: readonly string[]): Settings | undefined {
   };
 }
 
-/** `--family utxo` (or `--family=utxo`): the Bitcoin-family run, bench/follow-utxo.ts, takes the rest of the command line. */
-function utxoFamily(argv: readonly string[]): string[] | undefined {
+/**
+ * `--family <name>` (or `--family=<name>`) for another family's run (utxo: bench/follow-utxo.ts,
+ * solana: bench/follow-solana.ts), which takes the rest of the command line.
+ */
+function otherFamily(argv: readonly string[], name: string): string[] | undefined {
   const index = argv.findIndex((arg) => arg === '--family' || arg.startsWith('--family='));
   if (index < 0) return undefined;
   const value = argv[index] === '--family' ? argv[index + 1] : argv[index]!.slice('--family='.length);
-  if (value !== 'utxo') return undefined;
+  if (value !== name) return undefined;
   return argv.filter((_arg, at) => at !== index && !(argv[index] === '--family' && at === index + 1));
 }
 
-const utxoArgv = utxoFamily(process.argv.slice(2));
-if (utxoArgv === undefined) runBench(main, cleanups, log);
-else followUtxo(utxoArgv);
+const utxoArgv = otherFamily(process.argv.slice(2), 'utxo');
+const solanaArgv = otherFamily(process.argv.slice(2), 'solana');
+if (utxoArgv !== undefined) followUtxo(utxoArgv);
+else if (solanaArgv !== undefined) followSolana(solanaArgv);
+else runBench(main, cleanups, log);

@@ -149,6 +149,24 @@ describe('parseConfig', () => {
       );
     });
 
+    it('follows Solana from fallback URLs on mainnet or a localnet node, 0 confirmations (finalized slots)', () => {
+      const follow = parseConfig({
+        RPC_URL_SOLANA: 'https://solana.example/?api-key=k, http://127.0.0.1:8899',
+        NETWORK_SOLANA: 'localnet',
+      }).follow;
+      expect(follow.chains.find((chain) => chain.chain === 'solana')).toMatchObject({
+        rpcUrls: ['https://solana.example/?api-key=k', 'http://127.0.0.1:8899'],
+        confirmations: 0,
+        network: 'localnet',
+      });
+      expect(parseConfig({}).follow.chains.find((chain) => chain.chain === 'solana')).toMatchObject({
+        rpcUrls: [],
+        network: 'mainnet',
+      });
+      expect(() => parseConfig({ NETWORK_SOLANA: 'devnet' })).toThrow(/NETWORK_SOLANA must be mainnet or localnet/);
+      expect(() => parseConfig({ NETWORK_BITCOIN: 'localnet' })).toThrow(/NETWORK_BITCOIN must be mainnet or regtest/);
+    });
+
     it('refuses RPC URLs for chains it cannot follow, bad URLs without echoing them, and bad numbers', () => {
       expect(() => parseConfig({ RPC_URL_SUI: 'http://127.0.0.1:9000' })).toThrow(
         /RPC_URL_SUI: sui cannot be followed yet/,

@@ -224,13 +224,21 @@ export interface FollowedChainConfig {
   nativeBackfillBlocks: bigint | 'all';
   /**
    * `NETWORK_<CHAIN>` (the Bitcoin family): `mainnet`, or `regtest` to follow a local
-   * regression-test node, whose scripts are recorded in their mainnet address forms. Always
-   * `mainnet` for the EVM chains, whose chain id says the network.
+   * regression-test node, whose scripts are recorded in their mainnet address forms. Solana:
+   * `mainnet`, or `localnet` for a local test node (any genesis). Always `mainnet` for the EVM
+   * chains, whose chain id says the network.
    */
   network: ChainNetwork;
 }
 
-export type ChainNetwork = 'mainnet' | 'regtest';
+export type ChainNetwork = 'mainnet' | 'regtest' | 'localnet';
+
+/** The test network each chain family with one may be pointed at instead of mainnet. */
+function testNetworkOf(chain: Chain): ChainNetwork | undefined {
+  if (isUtxoChain(chain)) return 'regtest';
+  if (chain.rpc === 'solana-json-rpc') return 'localnet';
+  return undefined;
+}
 
 export interface FollowConfig {
   /** `FOLLOW=off`: `npm start` serves the API only (the `follow` command still follows). */
@@ -283,9 +291,10 @@ function parseNetwork(env: NodeJS.ProcessEnv, chain: Chain): ChainNetwork {
   const name = `NETWORK_${chain.id.toUpperCase()}`;
   const raw = (env[name] ?? '').trim().toLowerCase();
   if (raw === '' || raw === 'mainnet') return 'mainnet';
-  if (!isUtxoChain(chain)) throw new ConfigError(`${name}: ${chain.id} is followed on mainnet only; remove it`);
-  if (raw === 'regtest') return 'regtest';
-  throw new ConfigError(`${name} must be mainnet or regtest, got "${env[name]}"`);
+  const test = testNetworkOf(chain);
+  if (test === undefined) throw new ConfigError(`${name}: ${chain.id} is followed on mainnet only; remove it`);
+  if (raw === test) return test;
+  throw new ConfigError(`${name} must be mainnet or ${test}, got "${env[name]}"`);
 }
 
 function parseRpcUrls(env: NodeJS.ProcessEnv, name: string): string[] {

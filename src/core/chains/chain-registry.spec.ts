@@ -16,6 +16,8 @@ const COINGECKO_PLATFORMS: Record<string, string> = {
 const CONTRACT_FOLLOWED = ['ethereum', 'bnb', 'polygon', 'arbitrum', 'optimism', 'base'];
 /** The Bitcoin family, followed from a node speaking Bitcoin Core's JSON-RPC (contract §13), in display order. */
 const CONTRACT_UTXO: string[] = ['bitcoin', 'dogecoin', 'bitcoincash'];
+/** Contract §16: Solana, followed over its own JSON-RPC. */
+const CONTRACT_SOLANA: string[] = ['solana'];
 
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
@@ -60,7 +62,11 @@ describe('chain registry', () => {
         expect({ chain: chain.id, chainId: chain.chainId, rpc: chain.rpc }).toEqual({
           chain: chain.id,
           chainId: -1,
-          rpc: CONTRACT_UTXO.includes(chain.id) ? 'bitcoin-json-rpc' : undefined,
+          rpc: CONTRACT_UTXO.includes(chain.id)
+            ? 'bitcoin-json-rpc'
+            : CONTRACT_SOLANA.includes(chain.id)
+              ? 'solana-json-rpc'
+              : undefined,
         });
       }
     }
@@ -69,7 +75,9 @@ describe('chain registry', () => {
   it("follows the Bitcoin family of contract §13 over Bitcoin Core's JSON-RPC", () => {
     expect(CHAINS.filter(isUtxoChain).map((chain) => chain.id)).toEqual(CONTRACT_UTXO);
     expect(CHAINS.filter(isFollowable).map((chain) => chain.id)).toEqual(
-      CHAINS.map((chain) => chain.id).filter((id) => CONTRACT_FOLLOWED.includes(id) || CONTRACT_UTXO.includes(id)),
+      CHAINS.map((chain) => chain.id).filter(
+        (id) => CONTRACT_FOLLOWED.includes(id) || CONTRACT_UTXO.includes(id) || CONTRACT_SOLANA.includes(id),
+      ),
     );
   });
 

@@ -69,6 +69,17 @@ export interface UtxoChainFacts<Id extends string = string> extends ChainFacts<I
   readonly coingeckoPlatform?: undefined;
 }
 
+/**
+ * Solana, whose nodes speak Solana's JSON-RPC: chaintags follows it at `finalized` commitment
+ * (contract §16), by owner for token accounts.
+ */
+export interface SolanaChainFacts<Id extends string = string> extends ChainFacts<Id> {
+  /** -1: the chain has no EIP-155 chain id. */
+  readonly chainId: -1;
+  readonly rpc: 'solana-json-rpc';
+  readonly coingeckoPlatform?: undefined;
+}
+
 /** A chain without a node API chaintags can follow yet: its data arrives by import only. */
 export interface OtherChainFacts<Id extends string = string> extends ChainFacts<Id> {
   /** -1: the chain has no EIP-155 chain id. */
@@ -77,7 +88,8 @@ export interface OtherChainFacts<Id extends string = string> extends ChainFacts<
   readonly coingeckoPlatform?: undefined;
 }
 
-export type ChainFactsOf<Id extends string = string> = EvmChainFacts<Id> | UtxoChainFacts<Id> | OtherChainFacts<Id>;
+export type ChainFactsOf<Id extends string = string> =
+  EvmChainFacts<Id> | UtxoChainFacts<Id> | SolanaChainFacts<Id> | OtherChainFacts<Id>;
 
 /** How a followed chain's node is spoken to: each kind is one chain source (src/modules/follow). */
 export type SourceKind = NonNullable<ChainFactsOf['rpc']>;
@@ -145,7 +157,8 @@ const APT: NativeToken = { coingeckoId: 'aptos', name: 'Aptos', symbol: 'APT', d
  * Bitcoin wallets customarily wait for, kept for Bitcoin Cash and Dogecoin, longest-chain designs
  * derived from Bitcoin's); for those chaintags cannot follow yet, the starting values of their
  * future followers: 0 on TON, Sui and Aptos, whose BFT consensus never reverts a committed block or checkpoint;
- * 32 slots on Solana, where a block is finalized (rooted) once 31 confirmed blocks are built on it.
+ * 0 on Solana, whose follower reads only `finalized` (rooted) slots, which never roll back: the
+ * node's commitment is the wait (about 32 slots, 13 s, behind the newest slot).
  *
  * Arbitrum One and OP Mainnet show their network token's logo (ARB, OP); Base, which has no token
  * of its own, shows ETH's, its native coin.
@@ -240,7 +253,8 @@ const DEFINITIONS = [
         address_url: 'https://explorer.solana.com/address/{{address}}',
       },
     ],
-    defaultConfirmations: 32,
+    defaultConfirmations: 0,
+    rpc: 'solana-json-rpc',
   },
   {
     id: 'dogecoin',

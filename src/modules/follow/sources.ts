@@ -3,6 +3,7 @@ import type { Chain, SourceKind } from '../../core/chains/chain-registry';
 import type { ChainId } from '../../core/chains/chain-ids';
 import type { AddressShape, ChainSource } from './chain-source';
 import { evmAddressShape, EvmSource } from './evm/evm-source';
+import { solanaAddressShape, SolanaSource } from './solana/solana-source';
 import { utxoAddressShape, UtxoSource } from './utxo/utxo-source';
 import type { UtxoRepository } from './utxo/utxo.repository';
 
@@ -24,12 +25,14 @@ const SOURCES: {
 } = {
   'evm-json-rpc': (chain, settings) => new EvmSource(chain, settings),
   'bitcoin-json-rpc': (_chain, settings, stores) => new UtxoSource(settings, stores.utxo),
+  'solana-json-rpc': (chain, settings) => new SolanaSource(chain, settings),
 };
 
 /** Which tracked addresses each kind of chain can follow; `GET /v2/sync` asks it of chains this process does not follow too. */
 const SHAPES: { [Kind in SourceKind]: (chain: ChainId) => AddressShape } = {
   'evm-json-rpc': evmAddressShape,
   'bitcoin-json-rpc': utxoAddressShape,
+  'solana-json-rpc': solanaAddressShape,
 };
 
 export function addressShapeFor(chain: Chain): AddressShape | undefined {

@@ -1,4 +1,4 @@
-import type { EvmChain } from '../../core/chains/chain-registry';
+import type { Chain } from '../../core/chains/chain-registry';
 import type { TokenInput } from '../../core/records/record-input';
 
 /** The longest name and symbol a token record takes (the import's rules, record-rules.ts). */
@@ -14,14 +14,14 @@ export interface ContractMetadata {
 }
 
 /**
- * The token record of a contract seen for the first time (contract §10): id `<chain>-<contract>`,
+ * The token record of a contract (or Solana mint) seen for the first time (contract §10, §16): id `<chain>-<contract>`,
  * name and symbol as the contract gives them (control characters removed, cut to the record's
  * limits; the contract address, or `UNKNOWN`, when it gives none), decimals from `decimals()` (0
  * when the contract has no such function, as explorers show it). Its icon is the chain's until an
  * import gives it one. Undefined when the contract cannot be a token record: decimals out of range.
  */
 export function tokenFromContract(
-  chain: EvmChain,
+  chain: Pick<Chain, 'id' | 'iconUrl'>,
   contract: string,
   metadata: ContractMetadata | undefined,
 ): TokenInput | undefined {
