@@ -224,13 +224,14 @@ export interface FollowedChainConfig {
   nativeBackfillBlocks: bigint | 'all';
   /**
    * `NETWORK_<CHAIN>` (the Bitcoin family): `mainnet`, or `regtest` to follow a local
-   * regression-test node, whose scripts are recorded in their mainnet address forms. Always
-   * `mainnet` for the EVM chains, whose chain id says the network.
+   * regression-test node, whose scripts are recorded in their mainnet address forms. TON:
+   * `mainnet`, or `localnet` for a local node (contract §16). Always `mainnet` for the EVM chains,
+   * whose chain id says the network.
    */
   network: ChainNetwork;
 }
 
-export type ChainNetwork = 'mainnet' | 'regtest';
+export type ChainNetwork = 'mainnet' | 'regtest' | 'localnet';
 
 export interface FollowConfig {
   /** `FOLLOW=off`: `npm start` serves the API only (the `follow` command still follows). */
@@ -283,6 +284,10 @@ function parseNetwork(env: NodeJS.ProcessEnv, chain: Chain): ChainNetwork {
   const name = `NETWORK_${chain.id.toUpperCase()}`;
   const raw = (env[name] ?? '').trim().toLowerCase();
   if (raw === '' || raw === 'mainnet') return 'mainnet';
+  if (chain.rpc === 'toncenter-http') {
+    if (raw === 'localnet') return 'localnet';
+    throw new ConfigError(`${name} must be mainnet or localnet, got "${env[name]}"`);
+  }
   if (!isUtxoChain(chain)) throw new ConfigError(`${name}: ${chain.id} is followed on mainnet only; remove it`);
   if (raw === 'regtest') return 'regtest';
   throw new ConfigError(`${name} must be mainnet or regtest, got "${env[name]}"`);

@@ -1,4 +1,4 @@
-import type { EvmChain } from '../../core/chains/chain-registry';
+import type { Chain } from '../../core/chains/chain-registry';
 import type { TokenInput } from '../../core/records/record-input';
 
 /** The longest name and symbol a token record takes (the import's rules, record-rules.ts). */
@@ -21,7 +21,7 @@ export interface ContractMetadata {
  * import gives it one. Undefined when the contract cannot be a token record: decimals out of range.
  */
 export function tokenFromContract(
-  chain: EvmChain,
+  chain: Pick<Chain, 'id' | 'iconUrl'>,
   contract: string,
   metadata: ContractMetadata | undefined,
 ): TokenInput | undefined {

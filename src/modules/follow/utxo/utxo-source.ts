@@ -14,7 +14,7 @@ import {
 import { holdingKey, NATIVE, type BlockHeader, type HoldingKey, type ObservedTransfer } from '../reading';
 import { BitcoinRpc, BitcoinRpcError } from './bitcoin-rpc';
 import { choosePath, readBlocks, readHeader, tipHeight, type BlockReadPath } from './block-reader';
-import { networkMismatch, type UtxoChainId } from './network';
+import { networkMismatch, type UtxoChainId, type UtxoNetwork } from './network';
 import { outpointKey, TrackedOutput, UtxoRepository } from './utxo.repository';
 import { satoshis, type UtxoBlock, type UtxoTransaction } from './utxo-block';
 
@@ -85,7 +85,7 @@ export class UtxoSource implements ChainSource {
   }
 
   mismatch(): Promise<string | undefined> {
-    return networkMismatch(this.rpc, this.chain as UtxoChainId, this.settings.network);
+    return networkMismatch(this.rpc, this.chain as UtxoChainId, this.settings.network as UtxoNetwork);
   }
 
   head(): Promise<bigint> {
