@@ -62,6 +62,8 @@ export interface TonCall {
   method: string;
   params: Record<string, string>;
   apiKey: string | undefined;
+  /** Whether the key came in the URL (`api_key=`) rather than the `X-API-Key` header. */
+  keyInUrl: boolean;
 }
 
 export class TonStandIn {
@@ -171,7 +173,7 @@ export class TonStandIn {
     const params: Record<string, string> = Object.fromEntries(url.searchParams.entries());
     if (request.method === 'POST' && text !== '') Object.assign(params, JSON.parse(text) as Record<string, string>);
     const apiKey = url.searchParams.get('api_key') ?? (request.headers['x-api-key'] as string | undefined);
-    this.calls.push({ method, params, apiKey });
+    this.calls.push({ method, params, apiKey, keyInUrl: url.searchParams.has('api_key') });
     if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
     const reply = (status: number, body: unknown) => {
       response.writeHead(status, { 'content-type': 'application/json' });
@@ -397,7 +399,7 @@ function accountOf(tx: Transaction): Address {
   throw new Error('a transaction without an inbound message to an account');
 }
 
-function friendly(address: Address | null | undefined): string {
+function friendly(address: unknown): string {
   return address instanceof Address ? address.toString({ bounceable: true }) : '';
 }
 
@@ -406,40 +408,40 @@ function messageJson(message: Transaction['inMessage']): Record<string, unknown>
   const info = message.info;
   const internal = info.type === 'internal';
   const body = message.body;
+  const comment = body.beginParse();
+  const text = comment.remainingBits >= 32 && comment.loadUint(32) === 0 ? comment.loadStringTail() : '';
   return {
-    '@type': 'raw.message',
+    '@type': 'ext.message',
     hash: beginCell().storeRef(body).endCell().hash().toString('base64'),
-    source: {
-      '@type': 'accountAddress',
-      account_address: internal || info.type === 'external-out' ? friendly(info.src) : '',
-    },
-    destination: {
-      '@type': 'accountAddress',
-      account_address: info.type === 'external-out' ? '' : friendly(info.dest),
-    },
+    source: info.type === 'external-in' ? '' : friendly(info.src),
+    destination: info.type === 'external-out' ? '' : friendly(info.dest),
     value: internal ? info.value.coins.toString() : '0',
     extra_currencies: [],
     fwd_fee: internal ? info.forwardFee.toString() : '0',
     ihr_fee: internal ? info.ihrFee.toString() : '0',
-    created_lt: internal || info.type === 'external-out' ? info.createdLt.toString() : '0',
+    created_lt: info.type === 'external-in' ? '0' : info.createdLt.toString(),
     body_hash: body.hash().toString('base64'),
     msg_data: { '@type': 'msg.dataRaw', body: body.toBoc().toString('base64'), init_state: '' },
+    message: text,
+    message_decode_error: '',
   };
 }
 
+/** A transaction as toncenter's getTransactions gives it (`ext.transaction`). */
 function transactionJson(tx: Transaction): Record<string, unknown> {
   const fees = tx.totalFees.coins.toString();
   return {
-    '@type': 'raw.transaction',
+    '@type': 'ext.transaction',
     address: { '@type': 'accountAddress', account_address: friendly(accountOf(tx)) },
+    account: accountOf(tx).toRawString(),
     utime: tx.now,
     data: tx.raw.toBoc().toString('base64'),
     transaction_id: { '@type': 'internal.transactionId', lt: tx.lt.toString(), hash: tx.hash().toString('base64') },
     fee: fees,
     storage_fee: '0',
     other_fee: fees,
-    in_msg: messageJson(tx.inMessage),
     out_msgs: [...tx.outMessages.values()].map((message) => messageJson(message)),
+    in_msg: messageJson(tx.inMessage),
   };
 }
 
