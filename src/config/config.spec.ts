@@ -149,6 +149,23 @@ describe('parseConfig', () => {
       );
     });
 
+    it('follows TON through a toncenter API, on mainnet or a local network (contract §16)', () => {
+      const follow = parseConfig({
+        RPC_URL_TON: 'https://toncenter.example/api/v2/?api_key=secret',
+        NETWORK_TON: 'localnet',
+      }).follow;
+      expect(follow.chains.find((chain) => chain.chain === 'ton')).toMatchObject({
+        rpcUrls: ['https://toncenter.example/api/v2/?api_key=secret'],
+        confirmations: 0,
+        network: 'localnet',
+      });
+      expect(parseConfig({}).follow.chains.find((chain) => chain.chain === 'ton')).toMatchObject({
+        network: 'mainnet',
+      });
+      expect(() => parseConfig({ NETWORK_TON: 'testnet' })).toThrow(/NETWORK_TON must be mainnet or localnet/);
+      expect(() => parseConfig({ NETWORK_BITCOIN: 'localnet' })).toThrow(/NETWORK_BITCOIN must be mainnet or regtest/);
+    });
+
     it('refuses RPC URLs for chains it cannot follow, bad URLs without echoing them, and bad numbers', () => {
       expect(() => parseConfig({ RPC_URL_SUI: 'http://127.0.0.1:9000' })).toThrow(
         /RPC_URL_SUI: sui cannot be followed yet/,

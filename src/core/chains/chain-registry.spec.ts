@@ -60,7 +60,11 @@ describe('chain registry', () => {
         expect({ chain: chain.id, chainId: chain.chainId, rpc: chain.rpc }).toEqual({
           chain: chain.id,
           chainId: -1,
-          rpc: CONTRACT_UTXO.includes(chain.id) ? 'bitcoin-json-rpc' : undefined,
+          rpc: CONTRACT_UTXO.includes(chain.id)
+            ? 'bitcoin-json-rpc'
+            : chain.id === 'ton'
+              ? 'toncenter-http' // contract §16
+              : undefined,
         });
       }
     }
@@ -69,7 +73,9 @@ describe('chain registry', () => {
   it("follows the Bitcoin family of contract §13 over Bitcoin Core's JSON-RPC", () => {
     expect(CHAINS.filter(isUtxoChain).map((chain) => chain.id)).toEqual(CONTRACT_UTXO);
     expect(CHAINS.filter(isFollowable).map((chain) => chain.id)).toEqual(
-      CHAINS.map((chain) => chain.id).filter((id) => CONTRACT_FOLLOWED.includes(id) || CONTRACT_UTXO.includes(id)),
+      CHAINS.map((chain) => chain.id).filter(
+        (id) => CONTRACT_FOLLOWED.includes(id) || CONTRACT_UTXO.includes(id) || id === 'ton',
+      ),
     );
   });
 
