@@ -65,6 +65,7 @@ import {
   waitSynced as waitSyncedOn,
 } from './lib/follow-service';
 import { followUtxo } from './follow-utxo';
+import { followTon } from './follow-ton';
 import { drive, LoadResult } from './lib/load';
 import { memoryOf, ROOT, Server, sleep, startService, statsVerify } from './lib/processes';
 import { benchLog, Cleanups, runBench } from './lib/lifecycle';
@@ -665,8 +666,11 @@ function readSettings(argv: readonly string[]): Settings | undefined {
     .addOption(cpuProfileOption())
     .option('--service-log', "the service's log lines, request logs included, into bench/results/follow-<database>.log")
     .addOption(
-      new Option('--family <family>', 'evm: this run; utxo: the Bitcoin-family run (--family utxo --help)')
-        .choices(['evm', 'utxo'])
+      new Option(
+        '--family <family>',
+        'evm: this run; utxo: the Bitcoin-family run (--family utxo --help); ton: the TON run (--family ton --help)',
+      )
+        .choices(['evm', 'utxo', 'ton'])
         .default('evm'),
     )
     .addOption(new Option('--seed <text>', 'seed of the addresses and the traffic').default('chaintags-follow'));
@@ -696,15 +700,20 @@ function readSettings(argv: readonly string[]): Settings | undefined {
   };
 }
 
-/** `--family utxo` (or `--family=utxo`): the Bitcoin-family run, bench/follow-utxo.ts, takes the rest of the command line. */
-function utxoFamily(argv: readonly string[]): string[] | undefined {
+/**
+ * `--family utxo` or `--family ton` (or `--family=…`): the Bitcoin-family run (bench/follow-utxo.ts)
+ * or the TON run (bench/follow-ton.ts) takes the rest of the command line.
+ */
+function otherFamily(argv: readonly string[], family: string): string[] | undefined {
   const index = argv.findIndex((arg) => arg === '--family' || arg.startsWith('--family='));
   if (index < 0) return undefined;
   const value = argv[index] === '--family' ? argv[index + 1] : argv[index]!.slice('--family='.length);
-  if (value !== 'utxo') return undefined;
+  if (value !== family) return undefined;
   return argv.filter((_arg, at) => at !== index && !(argv[index] === '--family' && at === index + 1));
 }
 
-const utxoArgv = utxoFamily(process.argv.slice(2));
-if (utxoArgv === undefined) runBench(main, cleanups, log);
-else followUtxo(utxoArgv);
+const utxoArgv = otherFamily(process.argv.slice(2), 'utxo');
+const tonArgv = otherFamily(process.argv.slice(2), 'ton');
+if (utxoArgv !== undefined) followUtxo(utxoArgv);
+else if (tonArgv !== undefined) followTon(tonArgv);
+else runBench(main, cleanups, log);

@@ -134,7 +134,8 @@ export class TonSource implements ChainSource {
 
   async header(height: bigint): Promise<BlockHeader | undefined> {
     try {
-      return headerOf(await this.blockHeader(MASTERCHAIN, MASTERCHAIN_SHARD, height));
+      // Masterchain blocks are final: a header read once stays right.
+      return await this.masterHeader(height);
     } catch (error) {
       if (error instanceof ToncenterError && height > (await this.head())) return undefined;
       throw error;
