@@ -249,11 +249,16 @@ describe.each(DATABASES)('following TON through a toncenter API, on %s', (kind: 
     expect(await api.holding(alice.address)).toBe(await tonBalance(ton, alice.address));
   });
 
-  it('records a burn as a transfer to the master', async () => {
+  it('records a mint as a transfer from 0 and a burn as a transfer to the master', async () => {
     const master = raw(jetton.master);
+    await jetton.mint(bob.address, 1_234n);
     await jetton.burn(bob, 5_000n);
     ton.seal();
     await api.atHead(ton);
+    const minted = (await api.list(bob.address)).filter(
+      (row) => row.token_address === master && row.from_address === '0',
+    );
+    expect(minted).toMatchObject([{ to_address: raw(bob.address), value: '1234' }]);
     const burnt = (await api.list(bob.address)).filter(
       (row) => row.token_address === master && row.to_address === master,
     );
