@@ -267,6 +267,40 @@ describe.each(DATABASES)('following TON through a toncenter API, on %s', (kind: 
     await expectNoDrift();
   });
 
+  it('follows the basechain through a shard split and a merge, with several blocks per shard in between', async () => {
+    const halves: Partial<Record<'left' | 'right', SandboxContract<TreasuryContract>>> = {};
+    for (let index = 0; halves.left === undefined || halves.right === undefined; index++) {
+      const wallet = await ton.blockchain.treasury(`shard-${index}`);
+      halves[(wallet.address.hash[0]! & 0x80) === 0 ? 'left' : 'right'] ??= wallet;
+    }
+    const left = halves.left!;
+    const right = halves.right!;
+    await api.tag('shard_wallets', [raw(left.address), raw(right.address)]);
+    await api.atHead(ton);
+    const pay = async (to: SandboxContract<TreasuryContract>, nanotons: bigint) =>
+      ton.record(await carol.send({ to: to.address, value: nanotons, bounce: false }));
+    await pay(left, 1001n);
+    await pay(right, 1002n);
+    ton.seal({ split: true });
+    await pay(left, 1003n);
+    await pay(right, 1004n);
+    await pay(left, 1005n);
+    await pay(right, 1006n);
+    ton.seal({ shardBlocks: 2 }); // each half makes two blocks; the masterchain block names the second
+    await pay(left, 1007n);
+    await pay(right, 1008n);
+    ton.seal({ merge: true });
+    await pay(left, 1009n);
+    ton.seal();
+    await api.atHead(ton);
+    const values = async (wallet: SandboxContract<TreasuryContract>) =>
+      (await api.list(wallet.address)).map((row) => row.value).sort();
+    expect(await values(left)).toEqual(['1001', '1003', '1005', '1007', '1009']);
+    expect(await values(right)).toEqual(['1002', '1004', '1006', '1008']);
+    expect(await api.holding(left.address)).toBe(await tonBalance(ton, left.address));
+    await expectNoDrift();
+  });
+
   it('takes in an address tracked later: its balances at once and its history from the backfill', async () => {
     const dave = await ton.blockchain.treasury('dave');
     const [paid] = ton.record(await carol.send({ to: dave.address, value: toNano('3'), bounce: false }));

@@ -25,6 +25,9 @@ import { Blockchain, type BlockchainSnapshot, type SendMessageResult } from '@to
  */
 
 export const BASECHAIN_SHARD = '-9223372036854775808';
+/** After a split: accounts whose address starts with bit 0, and with bit 1. */
+export const LEFT_SHARD = '4611686018427387904';
+export const RIGHT_SHARD = '-4611686018427387904';
 const MASTERCHAIN_SHARD = '-9223372036854775808';
 
 interface BlockId {
@@ -37,6 +40,7 @@ interface BlockId {
 
 interface ShardBlock extends BlockId {
   transactions: Transaction[];
+  prev: ShardBlock[];
   genUtime: number;
   startLt: bigint;
   endLt: bigint;
@@ -46,8 +50,8 @@ interface MasterBlock extends BlockId {
   genUtime: number;
   startLt: bigint;
   endLt: bigint;
-  /** The basechain's top shard block as of this block. */
-  shardTop: ShardBlock;
+  /** The basechain's top shard blocks as of this block. */
+  shardTops: ShardBlock[];
   snapshot: BlockchainSnapshot;
 }
 
@@ -69,7 +73,9 @@ export interface TonCall {
 export class TonStandIn {
   readonly calls: TonCall[] = [];
   private readonly masters: MasterBlock[] = [];
-  private readonly shards: ShardBlock[] = [];
+  /** Every shard block, by `<shard>:<seqno>`. */
+  private readonly shards = new Map<string, ShardBlock>();
+  private tops: ShardBlock[] = [];
   private pending: Transaction[] = [];
   private readonly scratch = new Map<number, Promise<Blockchain>>();
   private server: Server | undefined;
@@ -106,30 +112,59 @@ export class TonStandIn {
     return this.masters[this.masters.length - 1]!.seqno;
   }
 
-  /** A masterchain block with the recorded transactions, spread over `shardBlocks` shard blocks (1). */
-  seal(options: { shardBlocks?: number } = {}): number {
-    const count = Math.max(1, options.shardBlocks ?? 1);
+  /**
+   * A masterchain block with the recorded transactions: each shard makes `shardBlocks` blocks (1)
+   * and the masterchain block names the last. `split` splits the one basechain shard in two (each
+   * child's first block has the parent as its previous block); `merge` joins the two again (one
+   * block with both children as previous blocks). Split and merge make one block per shard.
+   */
+  seal(options: { shardBlocks?: number; split?: boolean; merge?: boolean } = {}): number {
     const transactions = [...this.pending].sort((a, b) => (a.lt < b.lt ? -1 : a.lt > b.lt ? 1 : 0));
     this.pending = [];
     const now = Math.floor(Date.now() / 1000);
-    const per = Math.ceil(transactions.length / count);
-    let top: ShardBlock | undefined;
-    for (let index = 0; index < count; index++) {
-      const part = transactions.slice(index * per, (index + 1) * per);
-      const previous = this.shards[this.shards.length - 1];
-      const startLt = part[0]?.lt ?? (previous === undefined ? 0n : previous.endLt + 1n);
-      top = {
+    const make = (shard: string, seqno: number, prev: ShardBlock[], part: Transaction[]): ShardBlock => {
+      const startLt = part[0]?.lt ?? Math.max(0, ...prev.map((block) => Number(block.endLt))) + 1;
+      const block: ShardBlock = {
         workchain: 0,
-        shard: BASECHAIN_SHARD,
-        seqno: this.shards.length,
+        shard,
+        seqno,
         rootHash: randomBytes(32),
         fileHash: randomBytes(32),
         transactions: part,
+        prev,
         genUtime: Math.max(now, ...part.map((tx) => tx.now)),
-        startLt,
-        endLt: part[part.length - 1]?.lt ?? startLt,
+        startLt: BigInt(startLt),
+        endLt: part[part.length - 1]?.lt ?? BigInt(startLt),
       };
-      this.shards.push(top);
+      this.shards.set(`${shard}:${seqno}`, block);
+      return block;
+    };
+    if (this.tops.length === 0) {
+      this.tops = [make(BASECHAIN_SHARD, 0, [], transactions)];
+    } else if (options.split === true) {
+      const [parent] = this.tops;
+      if (this.tops.length !== 1 || parent === undefined) throw new Error('only the whole basechain shard splits');
+      const left = transactions.filter((tx) => (accountOf(tx).hash[0]! & 0x80) === 0);
+      const right = transactions.filter((tx) => (accountOf(tx).hash[0]! & 0x80) !== 0);
+      this.tops = [
+        make(LEFT_SHARD, parent.seqno + 1, [parent], left),
+        make(RIGHT_SHARD, parent.seqno + 1, [parent], right),
+      ];
+    } else if (options.merge === true) {
+      if (this.tops.length !== 2) throw new Error('only a split basechain merges');
+      const seqno = Math.max(...this.tops.map((block) => block.seqno)) + 1;
+      this.tops = [make(BASECHAIN_SHARD, seqno, this.tops, transactions)];
+    } else {
+      const count = Math.max(1, options.shardBlocks ?? 1);
+      this.tops = this.tops.map((top) => {
+        const mine = transactions.filter((tx) => covers(top.shard, accountOf(tx)));
+        const per = Math.ceil(mine.length / count);
+        let last = top;
+        for (let index = 0; index < count; index++) {
+          last = make(top.shard, last.seqno + 1, [last], mine.slice(index * per, (index + 1) * per));
+        }
+        return last;
+      });
     }
     const previous = this.masters[this.masters.length - 1];
     const seqno = this.masters.length;
@@ -139,10 +174,10 @@ export class TonStandIn {
       seqno,
       rootHash: seqno === 0 ? zeroState('root') : randomBytes(32),
       fileHash: seqno === 0 ? zeroState('file') : randomBytes(32),
-      genUtime: Math.max(now, top!.genUtime),
+      genUtime: Math.max(now, ...this.tops.map((top) => top.genUtime)),
       startLt: previous === undefined ? 0n : previous.endLt + 1n,
       endLt: 0n,
-      shardTop: top!,
+      shardTops: this.tops,
       snapshot: this.blockchain.snapshot(),
     };
     const lastLt = transactions[transactions.length - 1]?.lt;
@@ -206,7 +241,7 @@ export class TonStandIn {
         return this.header(this.block(params));
       case 'shards': {
         const master = this.master(Number(params.seqno));
-        return { '@type': 'blocks.shards', shards: [blockIdJson(master.shardTop)] };
+        return { '@type': 'blocks.shards', shards: master.shardTops.map(blockIdJson) };
       }
       case 'getBlockTransactions':
         return this.blockTransactions(params);
@@ -234,17 +269,14 @@ export class TonStandIn {
   private block(params: Record<string, string>): MasterBlock | ShardBlock {
     const seqno = Number(params.seqno);
     if (Number(params.workchain) === -1) return this.master(seqno);
-    const shard = this.shards[seqno];
-    if (shard === undefined || params.shard !== BASECHAIN_SHARD)
-      throw new Error('LITE_SERVER_NOTREADY: block not found');
+    const shard = this.shards.get(`${params.shard}:${seqno}`);
+    if (shard === undefined) throw new Error('LITE_SERVER_NOTREADY: block not found');
     return shard;
   }
 
   private header(block: MasterBlock | ShardBlock): unknown {
-    const previous =
-      block.seqno === 0
-        ? []
-        : [block.workchain === -1 ? this.masters[block.seqno - 1]! : this.shards[block.seqno - 1]!];
+    const previous: BlockId[] =
+      'prev' in block ? block.prev : block.seqno === 0 ? [] : [this.masters[block.seqno - 1]!];
     return {
       '@type': 'blocks.header',
       id: blockIdJson(block),
@@ -300,7 +332,7 @@ export class TonStandIn {
     const address = Address.parse(params.address!);
     const limit = Math.min(Number(params.limit ?? 10), 100);
     const toLt = BigInt(params.to_lt ?? 0);
-    const all = this.shards
+    const all = [...this.shards.values()]
       .flatMap((block) => block.transactions)
       .filter((tx) => accountOf(tx).equals(address))
       .sort((a, b) => (a.lt > b.lt ? -1 : a.lt < b.lt ? 1 : 0));
@@ -372,6 +404,14 @@ export class TonStandIn {
     }
     return chain;
   }
+}
+
+/** Whether `shard` (a signed 64-bit shard id) holds `account`: the account's first bits are the shard's prefix. */
+function covers(shard: string, account: Address): boolean {
+  const id = BigInt.asUintN(64, BigInt(shard));
+  const lowest = id & -id;
+  const prefix = BigInt(`0x${account.hash.subarray(0, 8).toString('hex')}`);
+  return prefix >= id - lowest && prefix <= id + lowest - 1n;
 }
 
 function zeroState(kind: string): Buffer {

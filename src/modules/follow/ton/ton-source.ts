@@ -562,7 +562,8 @@ export class TonSource implements ChainSource {
    *
    * Toncoin (a followed owner's successful transaction): the inbound internal message's value,
    * `ton:<tx>:in`, unless its sender is followed too (then the sender's transaction records the
-   * message); each outbound internal message's value, `ton:<tx>:<index>`. A bounced message is
+   * message); each outbound internal message's value, `ton:<tx>:<index>`. Of an aborted
+   * transaction only the inbound value it kept (not bounced back) is recorded. A bounced message is
    * recorded by the transaction that receives it back (the bounced value, from the account that
    * bounced it), never by the aborted transaction that bounced it, which records nothing.
    *
@@ -583,7 +584,7 @@ export class TonSource implements ChainSource {
     const transfers: ObservedTransfer[] = [];
     const touched = new TouchedSet();
     for (const { tx, block } of placed) {
-      if (!tx.successful) continue;
+      if (!tx.successful && !tx.keptInbound) continue;
       const record = (message: string, token: string, from: string, to: string, value: bigint): void => {
         transfers.push({
           id: `${this.chain}:${tx.hash}:${message}`,
@@ -601,20 +602,22 @@ export class TonSource implements ChainSource {
       if (followed.has(tx.account)) {
         touched.add(tx.account, NATIVE);
         const incoming = tx.inMessage;
-        if (incoming?.internal && incoming.source !== undefined && incoming.value > 0n) {
+        if (incoming?.internal && incoming.source !== undefined && incoming.value > 0n && tx.keptInbound) {
           if (incoming.bounced || !followed.has(incoming.source)) {
             record('in', NATIVE, incoming.source, tx.account, incoming.value);
           }
         }
-        tx.outMessages.forEach((out, index) => {
-          if (out.internal && out.destination !== undefined && out.value > 0n) {
-            record(String(index), NATIVE, tx.account, out.destination, out.value);
-            if (followed.has(out.destination)) touched.add(out.destination, NATIVE);
-          }
-        });
+        // An aborted transaction sends nothing (its bounce, if any, is recorded where it arrives).
+        if (tx.successful)
+          tx.outMessages.forEach((out, index) => {
+            if (out.internal && out.destination !== undefined && out.value > 0n) {
+              record(String(index), NATIVE, tx.account, out.destination, out.value);
+              if (followed.has(out.destination)) touched.add(out.destination, NATIVE);
+            }
+          });
       }
       const wallet = walletOf(tx.account);
-      if (wallet === undefined || tx.inMessage === undefined) continue;
+      if (!tx.successful || wallet === undefined || tx.inMessage === undefined) continue;
       const incoming = tx.inMessage;
       const body = jettonBody(incoming);
       if (body === undefined) continue;

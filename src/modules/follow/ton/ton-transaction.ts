@@ -43,6 +43,12 @@ export interface TonTransaction {
   now: number;
   /** An ordinary transaction whose compute and action phases succeeded (not aborted). */
   successful: boolean;
+  /**
+   * Whether the inbound message's value stayed on the account: always when the transaction
+   * succeeded, and also when it aborted without bouncing the value back (a non-bounceable
+   * message, or one too small to pay for a bounce), since the credit phase came first.
+   */
+  keptInbound: boolean;
   inMessage: TonMessage | undefined;
   outMessages: TonMessage[];
 }
@@ -53,6 +59,7 @@ export function decodeTransaction(boc: string): TonTransaction {
   const inMessage = tx.inMessage ? messageOf(tx.inMessage) : undefined;
   const description = tx.description;
   const successful = description.type === 'generic' && !description.aborted;
+  const keptInbound = description.type === 'generic' && (successful || description.bouncePhase?.type !== 'ok');
   const account = inMessage?.destination ?? new Address(0, bigintBytes(tx.address)).toRawString();
   return {
     account,
@@ -62,6 +69,7 @@ export function decodeTransaction(boc: string): TonTransaction {
     prevHash: bigintBytes(tx.prevTransactionHash).toString('hex'),
     now: tx.now,
     successful,
+    keptInbound,
     inMessage,
     outMessages: [...tx.outMessages.values()].map(messageOf),
   };
