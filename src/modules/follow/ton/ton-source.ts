@@ -104,6 +104,8 @@ export class TonSource implements ChainSource {
   /** The basechain shard tops of the last masterchain block read. */
   private lastTops: { seqno: bigint; tops: BlockIdJson[] } | undefined;
   private readonly cursors = new Map<string, Cursor>();
+  /** Pages of history each backfill has read per account (key as `cursors`, with ` pages`). */
+  private readonly pageCounts = new Map<string, number>();
   private readonly headers = new Map<string, BlockHeader>();
 
   constructor(
@@ -728,8 +730,6 @@ export class TonSource implements ChainSource {
     if (done) this.pageCounts.delete(pagesKey);
     return transactions.filter((tx) => tx.lt >= low && tx.lt <= high);
   }
-
-  private readonly pageCounts = new Map<string, number>();
 
   /** The masterchain block that made the transaction with logical time `lt` final. */
   private async blockOfLt(lt: bigint): Promise<BlockHeader> {
