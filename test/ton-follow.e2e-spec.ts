@@ -82,7 +82,7 @@ describe.each(DATABASES)('following TON through a toncenter API, on %s', (kind: 
     jetton = await TestJetton.deploy(
       ton,
       carol,
-      await onChainContent({ name: 'Stand-in Gram', symbol: 'SGRM', decimals: '6' }),
+      onChainContent({ name: 'Stand-in Gram', symbol: 'SGRM', decimals: '6' }),
     );
     await jetton.mint(carol.address, 1_000_000_000n);
     ton.seal();
@@ -273,8 +273,8 @@ describe.each(DATABASES)('following TON through a toncenter API, on %s', (kind: 
       const wallet = await ton.blockchain.treasury(`shard-${index}`);
       halves[(wallet.address.hash[0]! & 0x80) === 0 ? 'left' : 'right'] ??= wallet;
     }
-    const left = halves.left!;
-    const right = halves.right!;
+    const left = halves.left;
+    const right = halves.right;
     await api.tag('shard_wallets', [raw(left.address), raw(right.address)]);
     await api.atHead(ton);
     const pay = async (to: SandboxContract<TreasuryContract>, nanotons: bigint) =>

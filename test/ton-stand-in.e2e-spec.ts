@@ -53,7 +53,7 @@ describe('the toncenter stand-in', () => {
     ton = await TonStandIn.start();
     const alice = await ton.blockchain.treasury('alice');
     const bob = await ton.blockchain.treasury('bob');
-    jetton = await TestJetton.deploy(ton, alice, await onChainContent({ name: 'Shape', symbol: 'SHP' }));
+    jetton = await TestJetton.deploy(ton, alice, onChainContent({ name: 'Shape', symbol: 'SHP' }));
     await jetton.mint(alice.address, 1000n);
     ton.record(await alice.send({ to: bob.address, value: toNano('1'), bounce: false }));
     ton.seal();

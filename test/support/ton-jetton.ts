@@ -1,9 +1,9 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileFunc } from '@ton-community/func-js';
 import { Address, beginCell, Cell, Dictionary, toNano, type Transaction } from '@ton/core';
 import type { SandboxContract, TreasuryContract } from '@ton/sandbox';
-import { sha256 } from '@ton/crypto';
 import type { TonStandIn } from './toncenter-stand-in';
 
 /**
@@ -41,10 +41,10 @@ export function jettonCode(): Promise<JettonCode> {
 }
 
 /** TEP-64 on-chain content: a dictionary of sha256(key) → snake-encoded value (prefix 0x00), behind the 0x00 layout byte. */
-export async function onChainContent(fields: Record<string, string>): Promise<Cell> {
+export function onChainContent(fields: Record<string, string>): Cell {
   const dict = Dictionary.empty(Dictionary.Keys.BigUint(256), Dictionary.Values.Cell());
   for (const [key, value] of Object.entries(fields)) {
-    const hash = BigInt(`0x${(await sha256(key)).toString('hex')}`);
+    const hash = BigInt(`0x${createHash('sha256').update(key).digest('hex')}`);
     dict.set(hash, beginCell().storeUint(0, 8).storeStringTail(value).endCell());
   }
   return beginCell().storeUint(0, 8).storeDict(dict).endCell();
