@@ -67,6 +67,7 @@ import {
 } from './lib/follow-service';
 import { followSolana } from './follow-solana';
 import { followUtxo } from './follow-utxo';
+import { followTon } from './follow-ton';
 import { drive, LoadResult } from './lib/load';
 import { memoryOf, ROOT, Server, sleep, startService, statsVerify } from './lib/processes';
 import { benchLog, Cleanups, runBench } from './lib/lifecycle';
@@ -669,9 +670,9 @@ function readSettings(argv: readonly string[]): Settings | undefined {
     .addOption(
       new Option(
         '--family <family>',
-        'evm: this run; utxo: the Bitcoin-family run (--family utxo --help); solana: the Solana run',
+        'evm: this run; utxo: the Bitcoin-family run (--family utxo --help); solana: the Solana run; ton: the TON run (--family ton --help)',
       )
-        .choices(['evm', 'utxo', 'solana'])
+        .choices(['evm', 'utxo', 'solana', 'ton'])
         .default('evm'),
     )
     .addOption(new Option('--seed <text>', 'seed of the addresses and the traffic').default('chaintags-follow'));
@@ -703,7 +704,7 @@ function readSettings(argv: readonly string[]): Settings | undefined {
 
 /**
  * `--family <name>` (or `--family=<name>`) for another family's run (utxo: bench/follow-utxo.ts,
- * solana: bench/follow-solana.ts), which takes the rest of the command line.
+ * solana: bench/follow-solana.ts, ton: bench/follow-ton.ts), which takes the rest of the command line.
  */
 function otherFamily(argv: readonly string[], name: string): string[] | undefined {
   const index = argv.findIndex((arg) => arg === '--family' || arg.startsWith('--family='));
@@ -715,6 +716,8 @@ function otherFamily(argv: readonly string[], name: string): string[] | undefine
 
 const utxoArgv = otherFamily(process.argv.slice(2), 'utxo');
 const solanaArgv = otherFamily(process.argv.slice(2), 'solana');
+const tonArgv = otherFamily(process.argv.slice(2), 'ton');
 if (utxoArgv !== undefined) followUtxo(utxoArgv);
 else if (solanaArgv !== undefined) followSolana(solanaArgv);
+else if (tonArgv !== undefined) followTon(tonArgv);
 else runBench(main, cleanups, log);

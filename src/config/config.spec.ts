@@ -164,6 +164,22 @@ describe('parseConfig', () => {
         network: 'mainnet',
       });
       expect(() => parseConfig({ NETWORK_SOLANA: 'devnet' })).toThrow(/NETWORK_SOLANA must be mainnet or localnet/);
+    });
+
+    it('follows TON through a toncenter API, on mainnet or a local network (contract §16)', () => {
+      const follow = parseConfig({
+        RPC_URL_TON: 'https://toncenter.example/api/v2/?api_key=secret',
+        NETWORK_TON: 'localnet',
+      }).follow;
+      expect(follow.chains.find((chain) => chain.chain === 'ton')).toMatchObject({
+        rpcUrls: ['https://toncenter.example/api/v2/?api_key=secret'],
+        confirmations: 0,
+        network: 'localnet',
+      });
+      expect(parseConfig({}).follow.chains.find((chain) => chain.chain === 'ton')).toMatchObject({
+        network: 'mainnet',
+      });
+      expect(() => parseConfig({ NETWORK_TON: 'testnet' })).toThrow(/NETWORK_TON must be mainnet or localnet/);
       expect(() => parseConfig({ NETWORK_BITCOIN: 'localnet' })).toThrow(/NETWORK_BITCOIN must be mainnet or regtest/);
     });
 

@@ -66,7 +66,9 @@ describe('chain registry', () => {
             ? 'bitcoin-json-rpc'
             : CONTRACT_SOLANA.includes(chain.id)
               ? 'solana-json-rpc'
-              : undefined,
+              : chain.id === 'ton'
+                ? 'toncenter-http' // contract §16
+                : undefined,
         });
       }
     }
@@ -76,7 +78,8 @@ describe('chain registry', () => {
     expect(CHAINS.filter(isUtxoChain).map((chain) => chain.id)).toEqual(CONTRACT_UTXO);
     expect(CHAINS.filter(isFollowable).map((chain) => chain.id)).toEqual(
       CHAINS.map((chain) => chain.id).filter(
-        (id) => CONTRACT_FOLLOWED.includes(id) || CONTRACT_UTXO.includes(id) || CONTRACT_SOLANA.includes(id),
+        (id) =>
+          CONTRACT_FOLLOWED.includes(id) || CONTRACT_UTXO.includes(id) || CONTRACT_SOLANA.includes(id) || id === 'ton',
       ),
     );
   });

@@ -80,6 +80,14 @@ export interface SolanaChainFacts<Id extends string = string> extends ChainFacts
   readonly coingeckoPlatform?: undefined;
 }
 
+/** TON, followed through a toncenter-compatible HTTP API v2 (contract §16). */
+export interface TonChainFacts<Id extends string = string> extends ChainFacts<Id> {
+  /** -1: the chain has no EIP-155 chain id. */
+  readonly chainId: -1;
+  readonly rpc: 'toncenter-http';
+  readonly coingeckoPlatform?: undefined;
+}
+
 /** A chain without a node API chaintags can follow yet: its data arrives by import only. */
 export interface OtherChainFacts<Id extends string = string> extends ChainFacts<Id> {
   /** -1: the chain has no EIP-155 chain id. */
@@ -89,7 +97,7 @@ export interface OtherChainFacts<Id extends string = string> extends ChainFacts<
 }
 
 export type ChainFactsOf<Id extends string = string> =
-  EvmChainFacts<Id> | UtxoChainFacts<Id> | SolanaChainFacts<Id> | OtherChainFacts<Id>;
+  EvmChainFacts<Id> | UtxoChainFacts<Id> | SolanaChainFacts<Id> | TonChainFacts<Id> | OtherChainFacts<Id>;
 
 /** How a followed chain's node is spoken to: each kind is one chain source (src/modules/follow). */
 export type SourceKind = NonNullable<ChainFactsOf['rpc']>;
@@ -325,7 +333,9 @@ const DEFINITIONS = [
         address_url: 'https://tonscan.org/address/{{address}}',
       },
     ],
+    // Masterchain blocks are final when they appear (BFT), and so are the shard blocks they name.
     defaultConfirmations: 0,
+    rpc: 'toncenter-http',
   },
   {
     id: 'polygon',

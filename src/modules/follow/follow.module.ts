@@ -5,6 +5,7 @@ import { FOLLOW_ON_START, FollowService } from './follow.service';
 import { SyncController } from './sync.controller';
 import { SyncService } from './sync.service';
 import { UtxoRepository } from './utxo/utxo.repository';
+import { TonRepository } from './ton/ton.repository';
 
 /**
  * Live chain data (contract §10, §13): a follower per chain with an RPC URL, writing through the
@@ -21,6 +22,7 @@ export class FollowModule {
       providers: [
         FollowRepository,
         UtxoRepository,
+        TonRepository,
         SyncService,
         FollowService,
         { provide: FOLLOW_ON_START, useValue: options.startOnBoot },

@@ -18,6 +18,7 @@ import { ChainFollower, DEFAULT_TUNING, FollowerReport } from './chain-follower'
 import { FollowRepository } from './follow.repository';
 import { sourceFor } from './sources';
 import { UtxoRepository } from './utxo/utxo.repository';
+import { TonRepository } from './ton/ton.repository';
 
 /** Whether the followers start with the Nest application or context (FollowModule.forRoot). */
 export const FOLLOW_ON_START = Symbol('FOLLOW_ON_START');
@@ -42,6 +43,7 @@ export class FollowService implements OnApplicationBootstrap, BeforeApplicationS
     private readonly repository: FollowRepository,
     private readonly ingest: IngestService,
     private readonly utxo: UtxoRepository,
+    private readonly ton: TonRepository,
     // Absent in a context without the HTTP server's metrics (the `follow` command).
     @Optional() private readonly metrics?: Metrics,
     // Absent in a context without the webhooks module: then nothing is announced.
@@ -72,7 +74,7 @@ export class FollowService implements OnApplicationBootstrap, BeforeApplicationS
     if (this.followers.length > 0) return;
     for (const settings of this.settings.chains) {
       if (settings.rpcUrls.length === 0) continue;
-      const source = sourceFor(chainFacts(settings.chain), settings, { utxo: this.utxo });
+      const source = sourceFor(chainFacts(settings.chain), settings, { utxo: this.utxo, ton: this.ton });
       if (source === undefined) continue;
       const follower = new ChainFollower({
         settings,

@@ -6,10 +6,13 @@ import { evmAddressShape, EvmSource } from './evm/evm-source';
 import { solanaAddressShape, SolanaSource } from './solana/solana-source';
 import { utxoAddressShape, UtxoSource } from './utxo/utxo-source';
 import type { UtxoRepository } from './utxo/utxo.repository';
+import { tonAddressShape, TonSource } from './ton/ton-source';
+import type { TonRepository } from './ton/ton.repository';
 
 /** What sources keep in the database besides the followers' own tables. */
 export interface SourceStores {
   utxo: UtxoRepository;
+  ton: TonRepository;
 }
 
 /**
@@ -26,6 +29,7 @@ const SOURCES: {
   'evm-json-rpc': (chain, settings) => new EvmSource(chain, settings),
   'bitcoin-json-rpc': (_chain, settings, stores) => new UtxoSource(settings, stores.utxo),
   'solana-json-rpc': (chain, settings) => new SolanaSource(chain, settings),
+  'toncenter-http': (chain, settings, stores) => new TonSource(chain, settings, stores.ton),
 };
 
 /** Which tracked addresses each kind of chain can follow; `GET /v2/sync` asks it of chains this process does not follow too. */
@@ -33,6 +37,7 @@ const SHAPES: { [Kind in SourceKind]: (chain: ChainId) => AddressShape } = {
   'evm-json-rpc': evmAddressShape,
   'bitcoin-json-rpc': utxoAddressShape,
   'solana-json-rpc': solanaAddressShape,
+  'toncenter-http': tonAddressShape,
 };
 
 export function addressShapeFor(chain: Chain): AddressShape | undefined {
