@@ -2,7 +2,7 @@ import { createPublicClient, fallback, http, type PublicClient } from 'viem';
 import type { ChainId } from '../../../core/chains/chain-ids';
 import { balanceOfData, DECIMALS, NAME, readText, readWord, SYMBOL } from './erc20-calls';
 import { logsInPieces, piecesByWeight } from './log-pieces';
-import { rpcFailure } from './log-range-advice';
+import { refusesMethod, rpcFailure } from './log-range-advice';
 import {
   ChainMoved,
   holdingKey,
@@ -13,7 +13,14 @@ import {
   type ObservedTransfer,
   type Reading,
 } from '../reading';
-import { quantity, type RpcBlockFull, type RpcHeader, type RpcLogEntry, type RpcReceipt } from './rpc-shapes';
+import {
+  quantity,
+  type RpcBlockFull,
+  type RpcBlockReceipt,
+  type RpcHeader,
+  type RpcLogEntry,
+  type RpcReceipt,
+} from './rpc-shapes';
 import {
   addressTopic,
   readTransferLog,
@@ -22,7 +29,7 @@ import {
   tokenTransfer,
   toHeader,
   TRANSFER_TOPIC,
-  type NativeCandidate,
+  type NativeScan,
 } from './transfers';
 
 export interface ReaderOptions {
@@ -43,6 +50,10 @@ export interface ReaderOptions {
   unfilteredLogsUpTo?: number;
   /** Full blocks read at once by nativeTransfers. Default 100. */
   blocksPerRead?: number;
+  /** readRange reads every block's receipts (`eth_getBlockReceipts`, the Transfer logs taken from
+   *  them) instead of one receipt per candidate transaction and `eth_getLogs`, when at least this
+   *  share of the range's transactions are native candidates. Default 0.25; 0 always; above 1, never. */
+  blockReceiptsFrom?: number;
 }
 
 /** A token's own description, as its contract answers; '' and 0 where a call fails. */
@@ -68,6 +79,7 @@ const DEFAULTS = {
   addressesPerTopicList: 500,
   unfilteredLogsUpTo: 5000,
   blocksPerRead: 100,
+  blockReceiptsFrom: 0.25,
 } satisfies Required<ReaderOptions>;
 
 /** Words of an EVM execution failure (a revert, an invalid opcode, running out of gas): the call's
@@ -92,6 +104,8 @@ export class ChainReader {
    *  refusing more; undefined until it refuses. */
   private logSpan: bigint | undefined;
   private callsSinceRefusal = 0;
+  /** Whether the node serves `eth_getBlockReceipts`: unknown until asked, false once it refused it. */
+  private blockReceipts: boolean | undefined;
 
   constructor(
     readonly chain: ChainId,
@@ -154,14 +168,23 @@ export class ChainReader {
         );
       }
     }
-    const [tokens, natives] = await Promise.all([
-      this.rangeTokenTransfers(blocks, headers, tracked),
-      this.settleNative(blocks, headers, tracked),
-    ]);
+    const scans = blocks.map((block, i) => scanNative(block, headers[i]!, tracked));
+    let reading: { tokens: Reading; natives: Reading } | undefined;
+    if (this.receiptsByBlock(blocks, scans)) {
+      try {
+        reading = await this.readByBlockReceipts(blocks, headers, scans, tracked);
+        this.blockReceipts = true;
+      } catch (error) {
+        if (!refusesMethod(error)) throw error;
+        // The node does not serve it (a provider's plan, an older client): per transaction from now on.
+        this.blockReceipts = false;
+      }
+    }
+    reading ??= await this.readByLogs(blocks, headers, scans, tracked);
     const touched = new TouchedSet();
-    touched.addAll(natives.touched);
-    touched.addAll(tokens.touched);
-    const transfers = [...natives.transfers, ...tokens.transfers].sort((a, b) =>
+    touched.addAll(reading.natives.touched);
+    touched.addAll(reading.tokens.touched);
+    const transfers = [...reading.natives.transfers, ...reading.tokens.transfers].sort((a, b) =>
       compareDecimal(a.block_number, b.block_number),
     );
     return { transfers, touched: touched.list(), headers };
@@ -300,30 +323,102 @@ export class ChainReader {
     blocks: readonly RpcBlockFull[],
     headers: readonly BlockHeader[],
     tracked: ReadonlySet<string>,
+    scans: readonly NativeScan[] = blocks.map((block, i) => scanNative(block, headers[i]!, tracked)),
   ): Promise<Reading> {
-    const touched = new TouchedSet();
-    const candidates: NativeCandidate[] = [];
-    blocks.forEach((block, i) => {
-      const scan = scanNative(block, headers[i]!, tracked);
-      for (const address of scan.balanceChanged) touched.add(address, NATIVE);
-      for (const candidate of scan.candidates) candidates.push(candidate);
-    });
+    const candidates = scans.flatMap((scan) => scan.candidates);
     const receipts = await Promise.all(
       candidates.map(({ tx }) => this.rpc<RpcReceipt | null>('eth_getTransactionReceipt', [tx.hash])),
     );
+    return this.nativeReading(scans, receipts, tracked);
+  }
+
+  /**
+   * The native transfers of scanned blocks given their candidates' receipts (in candidate order),
+   * with the balances they and the scans touched. A receipt missing or of another block than the
+   * one read throws ChainMoved.
+   */
+  private nativeReading(
+    scans: readonly NativeScan[],
+    receipts: readonly (RpcReceipt | null | undefined)[],
+    tracked: ReadonlySet<string>,
+  ): Reading {
+    const touched = new TouchedSet();
+    for (const scan of scans) for (const address of scan.balanceChanged) touched.add(address, NATIVE);
     const transfers: ObservedTransfer[] = [];
-    candidates.forEach((candidate, i) => {
-      const receipt = receipts[i];
-      const { header, tx } = candidate;
-      if (!receipt || receipt.blockHash.toLowerCase() !== header.hash) {
-        throw new ChainMoved(`transaction ${tx.hash} is no longer in block ${header.number}`, header.number);
-      }
-      const transfer = settledTransfer(this.chain, candidate, receipt, tracked);
-      if (!transfer) return;
-      transfers.push(transfer);
-      for (const end of [transfer.from_address, transfer.to_address]) if (tracked.has(end)) touched.add(end, NATIVE);
-    });
+    scans
+      .flatMap((scan) => scan.candidates)
+      .forEach((candidate, i) => {
+        const receipt = receipts[i];
+        const { header, tx } = candidate;
+        if (!receipt || receipt.blockHash.toLowerCase() !== header.hash) {
+          throw new ChainMoved(`transaction ${tx.hash} is no longer in block ${header.number}`, header.number);
+        }
+        const transfer = settledTransfer(this.chain, candidate, receipt, tracked);
+        if (!transfer) return;
+        transfers.push(transfer);
+        for (const end of [transfer.from_address, transfer.to_address]) if (tracked.has(end)) touched.add(end, NATIVE);
+      });
     return { transfers, touched: touched.list() };
+  }
+
+  /**
+   * Whether readRange reads these blocks' receipts whole: the node serves `eth_getBlockReceipts`
+   * (or has not been asked yet), and enough of the transactions are native candidates that one
+   * call per block, which also brings the Transfer logs, costs less than one call per candidate
+   * and the `eth_getLogs` queries.
+   */
+  private receiptsByBlock(blocks: readonly RpcBlockFull[], scans: readonly NativeScan[]): boolean {
+    if (this.blockReceipts === false || this.options.blockReceiptsFrom > 1) return false;
+    const transactions = blocks.reduce((sum, block) => sum + block.transactions.length, 0);
+    const candidates = scans.reduce((sum, scan) => sum + scan.candidates.length, 0);
+    return transactions > 0 && candidates >= this.options.blockReceiptsFrom * transactions;
+  }
+
+  /** readRange's two sides from the receipts of every block (`eth_getBlockReceipts`), batched. */
+  private async readByBlockReceipts(
+    blocks: readonly RpcBlockFull[],
+    headers: readonly BlockHeader[],
+    scans: readonly NativeScan[],
+    tracked: ReadonlySet<string>,
+  ): Promise<{ tokens: Reading; natives: Reading }> {
+    const answers = await Promise.all(
+      blocks.map((block) => this.rpc<RpcBlockReceipt[] | null>('eth_getBlockReceipts', [block.number])),
+    );
+    const byHash = new Map<string, RpcBlockReceipt>();
+    const logs: RpcLogEntry[] = [];
+    answers.forEach((receipts, i) => {
+      const header = headers[i]!;
+      if (!receipts || receipts.length !== blocks[i]!.transactions.length) {
+        throw new ChainMoved(`the receipts of block ${header.number} are not those of the block read`, header.number);
+      }
+      for (const receipt of receipts) {
+        if (receipt.blockHash.toLowerCase() !== header.hash) {
+          throw new ChainMoved(`a receipt of block ${header.number} belongs to another block`, header.number);
+        }
+        byHash.set(receipt.transactionHash.toLowerCase(), receipt);
+        for (const log of receipt.logs) if (log.topics[0]?.toLowerCase() === TRANSFER_TOPIC) logs.push(log);
+      }
+    });
+    const receipts = scans.flatMap((scan) => scan.candidates.map(({ tx }) => byHash.get(tx.hash.toLowerCase())));
+    const byNumber = new Map(headers.map((header) => [header.number, header]));
+    return {
+      natives: this.nativeReading(scans, receipts, tracked),
+      tokens: this.tokenReading(logs, byNumber, tracked),
+    };
+  }
+
+  /** readRange's two sides as before `eth_getBlockReceipts`: candidates' receipts and `eth_getLogs`, at once. */
+  private async readByLogs(
+    blocks: readonly RpcBlockFull[],
+    headers: readonly BlockHeader[],
+    scans: readonly NativeScan[],
+    tracked: ReadonlySet<string>,
+  ): Promise<{ tokens: Reading; natives: Reading }> {
+    const [tokens, natives] = await Promise.all([
+      this.rangeTokenTransfers(blocks, headers, tracked),
+      this.settleNative(blocks, headers, tracked, scans),
+    ]);
+    return { tokens, natives };
   }
 
   /**
