@@ -208,6 +208,7 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
     : undefined;
   if (profileDir !== undefined) mkdirSync(profileDir, { recursive: true });
   const spawnedAt = performance.now();
+  const loadAtSpawn = loadavg()[0]!;
   const serviceStartedAt = new Date();
   const service = cleanups.track(
     await startService(compiled().main, {
@@ -222,6 +223,7 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
   cleanups.push(() => rss.stop());
   const synced = await waitSynced(service.port, headers, anvil, 1_800_000, serviceStartedAt);
   const catchUpCpu = cpu.since();
+  const loadAtSynced = loadavg()[0]!;
   const followingSeconds = (synced.at - synced.firstSample.at) / 1000;
   const followedBlocks = Number(head - synced.firstSample.indexed);
   const catchUp = {
@@ -237,6 +239,7 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
     recordedPerSecond: (generation.touchingTracked * followedBlocks) / generation.blocks / followingSeconds,
     recordedInDatabase: await countTransactions(databaseUrl, 'ethereum'),
     cpuSeconds: catchUpCpu,
+    loadAverage: { start: loadAtSpawn, end: loadAtSynced },
   };
   log(
     `${kind}: caught up ${catchUp.blocks} blocks in ${catchUp.secondsFromStart.toFixed(1)} s from start ` +
@@ -483,6 +486,7 @@ async function measureApi(
   };
 
   const endpoints: Partial<FollowFigures['api']['endpoints']> = {};
+  const loadAtStart = loadavg()[0]!;
   for (const endpoint of LOAD_ENDPOINTS) {
     log(`API ${endpoint}: idle, following, following, idle, ${settings.seconds} s each`);
     await drive({
@@ -518,6 +522,7 @@ async function measureApi(
       idle: shares(cpu.idle),
       following: shares(cpu.following),
     },
+    loadAverage: { start: loadAtStart, end: loadavg()[0]! },
   };
 }
 
