@@ -350,6 +350,33 @@ describe('ChainReader on anvil', () => {
       expect(await backed.head()).toBe(await anvil.head());
     });
 
+    it('reads balances in raw batches through a drop, a 429 and internal errors, and takes a revert as 0 at once', async () => {
+      const reverting = stranger(0xdeaf);
+      await anvil.setCode(reverting, REVERTING_CODE);
+      const head = await anvil.head();
+      const keys: HoldingKey[] = [
+        { address: alice, token_address: '0' },
+        { address: bob, token_address: '0' },
+        { address: alice, token_address: reverting },
+      ];
+      const direct = await reader.balances(keys, head);
+      expect(direct.get(holdingKey(keys[2]!))).toBe('0');
+      proxy.misbehave({ kind: 'drop', method: 'eth_getBalance', times: 1 });
+      proxy.misbehave({ kind: 'status429', method: 'eth_getBalance', times: 1 });
+      proxy.misbehave({ kind: 'error', code: -32603, message: 'internal error', method: 'eth_getBalance', times: 2 });
+      const flaky = new ChainReader('ethereum', [proxy.url], { retryDelay: 1, retryCount: 5 });
+      expect(await flaky.balances(keys, head)).toEqual(direct);
+      // Whole requests again after the drop and the 429, then only the two balances the node failed.
+      expect(proxy.calls('eth_getBalance')).toHaveLength(8);
+      // The revert is an answer: its call went out with the three whole requests, never by itself.
+      expect(proxy.calls('eth_call')).toHaveLength(3);
+
+      // Failing on every try: the error propagates.
+      proxy.behave();
+      proxy.misbehave({ kind: 'error', code: -32603, message: 'internal error', method: 'eth_getBalance' });
+      await expect(flaky.balances(keys, head)).rejects.toThrow(/internal error/);
+    });
+
     it('reads per transaction and by eth_getLogs from the first refusal of eth_getBlockReceipts on', async () => {
       await anvil.setAutomine(false);
       await send({ from: alice, to: bob, value: 4n, gas: 21_000n });

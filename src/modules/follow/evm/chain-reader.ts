@@ -3,6 +3,7 @@ import type { ChainId } from '../../../core/chains/chain-ids';
 import { balanceOfData, DECIMALS, NAME, readText, readWord, SYMBOL } from './erc20-calls';
 import { logsInPieces, piecesByWeight } from './log-pieces';
 import { refusesMethod, rpcFailure } from './log-range-advice';
+import { RpcBatches, type BatchAnswer } from './rpc-batches';
 import {
   ChainMoved,
   holdingKey,
@@ -52,7 +53,7 @@ export interface ReaderOptions {
   blocksPerRead?: number;
   /** readRange reads every block's receipts (`eth_getBlockReceipts`, the Transfer logs taken from
    *  them) instead of one receipt per candidate transaction and `eth_getLogs`, when at least this
-   *  share of the range's transactions are native candidates. Default 0.25; 0 always; above 1, never. */
+   *  share of the range's transactions are native candidates. Default 0.5; 0 always; above 1, never. */
   blockReceiptsFrom?: number;
 }
 
@@ -79,7 +80,7 @@ const DEFAULTS = {
   addressesPerTopicList: 500,
   unfilteredLogsUpTo: 5000,
   blocksPerRead: 100,
-  blockReceiptsFrom: 0.25,
+  blockReceiptsFrom: 0.5,
 } satisfies Required<ReaderOptions>;
 
 /** Words of an EVM execution failure (a revert, an invalid opcode, running out of gas): the call's
@@ -99,6 +100,8 @@ const EXECUTION_FAILURE =
  */
 export class ChainReader {
   private readonly client: PublicClient;
+  /** Bulk reads (balances, candidates' receipts) as raw batches, without viem's cost per call. */
+  private readonly batches: RpcBatches;
   private readonly options: Required<ReaderOptions>;
   /** The most blocks one backfill `eth_getLogs` spans: what the provider last accepted after
    *  refusing more; undefined until it refuses. */
@@ -118,6 +121,7 @@ export class ChainReader {
     const transports = urls.map((url) => http(url, { batch: { batchSize }, retryCount, retryDelay, timeout }));
     // Each URL retries by itself; the fallback only moves to the next one.
     this.client = createPublicClient({ transport: fallback(transports, { retryCount: 0 }) });
+    this.batches = new RpcBatches(urls, { batchSize, retryCount, retryDelay, timeout, isAnswer: failedInEvm });
   }
 
   async chainId(): Promise<number> {
@@ -175,9 +179,10 @@ export class ChainReader {
         reading = await this.readByBlockReceipts(blocks, headers, scans, tracked);
         this.blockReceipts = true;
       } catch (error) {
-        if (!refusesMethod(error)) throw error;
+        // Receipts of large blocks can pass the transport's cap on one answer (10 MiB): this range is read the other way.
+        if (!refusesMethod(error) && !answerTooLarge(error)) throw error;
         // The node does not serve it (a provider's plan, an older client): per transaction from now on.
-        this.blockReceipts = false;
+        if (refusesMethod(error)) this.blockReceipts = false;
       }
     }
     reading ??= await this.readByLogs(blocks, headers, scans, tracked);
@@ -257,16 +262,22 @@ export class ChainReader {
    */
   async balances(keys: readonly HoldingKey[], block: bigint): Promise<Map<string, string>> {
     const at = quantity(block);
-    const answers = await Promise.all(
-      keys.map(async (key): Promise<[string, string]> => {
-        if (key.token_address === NATIVE) {
-          return [holdingKey(key), BigInt(await this.rpc<string>('eth_getBalance', [key.address, at])).toString()];
-        }
-        const answer = await this.call(key.token_address, balanceOfData(key.address), at);
-        return [holdingKey(key), (answer === undefined ? undefined : readWord(answer))?.toString() ?? '0'];
+    const answers = await this.batches.send(
+      keys.map((key) =>
+        key.token_address === NATIVE
+          ? { method: 'eth_getBalance', params: [key.address, at] }
+          : { method: 'eth_call', params: [{ to: key.token_address, data: balanceOfData(key.address) }, at] },
+      ),
+    );
+    return new Map(
+      keys.map((key, i): [string, string] => {
+        const answer = answers[i]!;
+        if (key.token_address === NATIVE)
+          return [holdingKey(key), BigInt(resultOf<string>(answer, 'eth_getBalance')).toString()];
+        const data = callResult(answer);
+        return [holdingKey(key), (data === undefined ? undefined : readWord(data))?.toString() ?? '0'];
       }),
     );
-    return new Map(answers);
   }
 
   /**
@@ -302,8 +313,7 @@ export class ChainReader {
     try {
       return await this.rpc<string>('eth_call', [{ to, data }, at]);
     } catch (error) {
-      const failure = rpcFailure(error);
-      if (failure.code === 3 || EXECUTION_FAILURE.test(failure.message)) return undefined;
+      if (failedInEvm(rpcFailure(error))) return undefined;
       throw error;
     }
   }
@@ -326,9 +336,10 @@ export class ChainReader {
     scans: readonly NativeScan[] = blocks.map((block, i) => scanNative(block, headers[i]!, tracked)),
   ): Promise<Reading> {
     const candidates = scans.flatMap((scan) => scan.candidates);
-    const receipts = await Promise.all(
-      candidates.map(({ tx }) => this.rpc<RpcReceipt | null>('eth_getTransactionReceipt', [tx.hash])),
+    const answers = await this.batches.send(
+      candidates.map(({ tx }) => ({ method: 'eth_getTransactionReceipt', params: [tx.hash] })),
     );
+    const receipts = answers.map((answer) => resultOf<RpcReceipt | null>(answer, 'eth_getTransactionReceipt'));
     return this.nativeReading(scans, receipts, tracked);
   }
 
@@ -530,6 +541,33 @@ function windows(from: bigint, to: bigint, size: bigint): [bigint, bigint][] {
   for (let start = from; start <= to; start += size)
     list.push([start, start + size - 1n < to ? start + size - 1n : to]);
   return list;
+}
+
+/** A batched call's result; the node's error for it throws. */
+function resultOf<T>(answer: BatchAnswer, method: string): T {
+  if ('error' in answer) throw new Error(`${method}: ${answer.error.message} (${answer.error.code})`);
+  return answer.result as T;
+}
+
+/** A batched eth_call's answer, or undefined when the call failed in the EVM. */
+function callResult(answer: BatchAnswer): string | undefined {
+  if (!('error' in answer)) return answer.result as string;
+  if (failedInEvm(answer.error)) return undefined;
+  throw new Error(`eth_call: ${answer.error.message} (${answer.error.code})`);
+}
+
+/** Whether a call's error is the EVM's (a revert, an invalid opcode, out of gas): its answer, not the node's failure. */
+function failedInEvm({ code, message }: { code?: number; message: string }): boolean {
+  return code === 3 || EXECUTION_FAILURE.test(message);
+}
+
+/** Whether a failure is viem's refusal of an HTTP answer larger than the transport reads. */
+function answerTooLarge(error: unknown): boolean {
+  for (let current = error, depth = 0; depth < 8 && current instanceof Error; depth++) {
+    if (current.name === 'ResponseBodyTooLargeError') return true;
+    current = current.cause;
+  }
+  return false;
 }
 
 function compareDecimal(a: string, b: string): number {
