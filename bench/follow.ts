@@ -211,6 +211,7 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
     : undefined;
   if (profileDir !== undefined) mkdirSync(profileDir, { recursive: true });
   const spawnedAt = performance.now();
+  const loadAtSpawn = loadavg()[0]!;
   const serviceStartedAt = new Date();
   const service = cleanups.track(
     await startService(compiled().main, {
@@ -225,6 +226,7 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
   cleanups.push(() => rss.stop());
   const synced = await waitSynced(service.port, headers, anvil, 1_800_000, serviceStartedAt);
   const catchUpCpu = cpu.since();
+  const loadAtSynced = loadavg()[0]!;
   const followingSeconds = (synced.at - synced.firstSample.at) / 1000;
   const followedBlocks = Number(head - synced.firstSample.indexed);
   const catchUp = {
@@ -240,6 +242,7 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
     recordedPerSecond: (generation.touchingTracked * followedBlocks) / generation.blocks / followingSeconds,
     recordedInDatabase: await countTransactions(databaseUrl, 'ethereum'),
     cpuSeconds: catchUpCpu,
+    loadAverage: { start: loadAtSpawn, end: loadAtSynced },
   };
   log(
     `${kind}: caught up ${catchUp.blocks} blocks in ${catchUp.secondsFromStart.toFixed(1)} s from start ` +
@@ -486,6 +489,7 @@ async function measureApi(
   };
 
   const endpoints: Partial<FollowFigures['api']['endpoints']> = {};
+  const loadAtStart = loadavg()[0]!;
   for (const endpoint of LOAD_ENDPOINTS) {
     log(`API ${endpoint}: idle, following, following, idle, ${settings.seconds} s each`);
     await drive({
@@ -521,6 +525,7 @@ async function measureApi(
       idle: shares(cpu.idle),
       following: shares(cpu.following),
     },
+    loadAverage: { start: loadAtStart, end: loadavg()[0]! },
   };
 }
 
@@ -605,9 +610,9 @@ function targetsOf(runs: Partial<Record<DatabaseKind, FollowFigures>>): FollowTa
   for (const [kind, run] of Object.entries(runs)) {
     targets.push({
       name: `${kind}: catch-up`,
-      goal: '>= 50 blocks/s',
-      reached: `${run.catchUp.blocksPerSecond.toFixed(1)} blocks/s`,
-      met: run.catchUp.blocksPerSecond >= 50,
+      goal: '>= 100 blocks/s',
+      reached: `${run.catchUp.blocksPerSecond.toFixed(1)} blocks/s (load ${run.catchUp.loadAverage.start.toFixed(1)})`,
+      met: run.catchUp.blocksPerSecond >= 100,
     });
     targets.push({
       name: `${kind}: head latency p95`,

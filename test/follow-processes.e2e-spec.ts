@@ -17,6 +17,11 @@ import { DATABASES, DatabaseKind, freshDatabase, startTestApp, TestApp } from '.
 
 const ETHER = 10n ** 18n;
 
+/** The blocks at which the proxy was asked for native balances. */
+function balancesAskedAt(proxy: RpcProxy): bigint[] {
+  return proxy.calls('eth_getBalance').map((call) => BigInt(call.params[1] as string));
+}
+
 describe.each(DATABASES)('a follower process killed mid-stream, on %s', (kind: DatabaseKind) => {
   let anvil: Anvil;
   let proxy: RpcProxy;
@@ -59,8 +64,12 @@ describe.each(DATABASES)('a follower process killed mid-stream, on %s', (kind: D
     }
     await anvil.publicClient.waitForTransactionReceipt({ hash: sent.get(second)!.at(-1)! });
 
-    // Slowed down by the proxy, so that the kill lands between two commits of the catch-up. The
-    // killed process gives nothing up: the survivor resumes once its lease lapses (2 s).
+    // Slowed down by the proxy, so that the kill lands between two commits of the catch-up: the
+    // first range (blocks 0-99) read and committing, the second read ahead meanwhile. The kill
+    // comes when the read-ahead asks for its balances (the last thing it reads): that range cannot
+    // have committed. The killed process gives nothing up: the survivor resumes once its lease
+    // lapses (2 s).
+    const head = await anvil.head();
     const slow = proxy.misbehave({ kind: 'delay', ms: 150 });
     const env = {
       RPC_URL_ETHEREUM: proxy.url,
@@ -70,13 +79,12 @@ describe.each(DATABASES)('a follower process killed mid-stream, on %s', (kind: D
     };
     const victim = startFollowerProcess(db.url, env);
     workers.push(victim);
-    const reached = await eventually(
-      'a first commit',
-      async () => (await reader.ethereum()).indexed_block ?? undefined,
-    );
+    await proxy.until(() => balancesAskedAt(proxy).some((block) => block > 99n));
     victim.signal('SIGKILL');
     expect((await victim.exited).signal).toBe('SIGKILL');
-    expect(BigInt(reached)).toBeLessThan(await anvil.head());
+    expect(balancesAskedAt(proxy)).toContain(head);
+    const reached = (await reader.ethereum()).indexed_block;
+    expect(reached === null || BigInt(reached) <= 99n).toBe(true);
     slow();
 
     const survivor = startFollowerProcess(db.url, env);
@@ -88,6 +96,78 @@ describe.each(DATABASES)('a follower process killed mid-stream, on %s', (kind: D
       expect([...recorded].sort()).toEqual([...hashes].sort());
     }
     expect(await findDrift(t.app.get(Db))).toEqual([]);
+  });
+});
+
+describe.each(DATABASES)('a reorganisation while the next range is read ahead, on %s', (kind: DatabaseKind) => {
+  let anvil: Anvil;
+  let proxy: RpcProxy;
+  let db: { url: string; drop: () => Promise<void> };
+  let t: TestApp;
+  let follower: FollowerProcess | undefined;
+
+  beforeEach(async () => {
+    anvil = await startAnvil();
+    proxy = await startRpcProxy(anvil.url);
+    db = await freshDatabase(kind);
+    t = await startTestApp({ databaseUrl: db.url });
+  });
+
+  afterEach(async () => {
+    await follower?.kill();
+    await t?.close();
+    await db?.drop();
+    await proxy?.close();
+    await anvil?.stop();
+  });
+
+  // 160 blocks, each paying the tracked address: the follower reads blocks 0-99, and reads 100-160
+  // ahead while 0-99 commit. The reorganisation replaces the top `depth` blocks while the
+  // read-ahead waits for its balances (held by the proxy), the first replacement paying 7 ether.
+  it.each([
+    ['inside the range read ahead: it is discarded, nothing committed is undone', 5, false],
+    ['down into the range committing: that one is undone, the range read ahead discarded', 70, true],
+  ])('%s', async (_case, depth, undone) => {
+    const reader = new FollowClient(t);
+    const payee = randomAddress();
+    await reader.tag('ahead', [payee]);
+    const sent: Hex[] = [];
+    for (let i = 0; i < 160; i++) {
+      sent.push(await anvil.walletClient(1 + (i % 3)).sendTransaction({ to: payee, value: BigInt(i + 1) * 1000n }));
+    }
+    await anvil.publicClient.waitForTransactionReceipt({ hash: sent.at(-1)! });
+    const head = await anvil.head();
+    expect(head).toBeLessThan(200n);
+
+    const held = proxy.misbehave({ kind: 'delay', ms: 1500, method: 'eth_getBalance' });
+    follower = startFollowerProcess(db.url, {
+      RPC_URL_ETHEREUM: proxy.url,
+      CONFIRMATIONS_ETHEREUM: '0',
+      FOLLOW_INTERVAL_MS: '50',
+    });
+    await proxy.until(() => balancesAskedAt(proxy).includes(head));
+    const payer = anvil.accounts[5]!.address;
+    await anvil.reorg(depth, [{ transaction: { from: payer, to: payee, value: 7n * ETHER }, block: 0 }]);
+    held();
+    const replacement = (await anvil.publicClient.getBlock({ blockNumber: head - BigInt(depth) + 1n }))
+      .transactions[0]!;
+
+    const kept = (
+      await Promise.all(sent.map((hash) => anvil.publicClient.getTransactionReceipt({ hash }).catch(() => undefined)))
+    ).filter((receipt) => receipt !== undefined && receipt.blockNumber <= head - BigInt(depth));
+    const expected = [...kept.map((receipt) => receipt!.transactionHash), replacement].sort();
+    expect(expected).toHaveLength(160 - depth + 1);
+    await eventually('the new chain followed', async () => {
+      const recorded = (await reader.hashes(payee)).sort();
+      return (await reader.ethereum()).indexed_block === head.toString() &&
+        JSON.stringify(recorded) === JSON.stringify(expected)
+        ? true
+        : undefined;
+    });
+    expect(await reader.balance(payee)).toBe((await anvil.publicClient.getBalance({ address: payee })).toString());
+    expect(await findDrift(t.app.get(Db))).toEqual([]);
+    // Undoing means a range of the old chain was committed: only the one that was committing.
+    expect(/reorganisation: \d+ blocks? after/.test(follower.log())).toBe(undone);
   });
 });
 

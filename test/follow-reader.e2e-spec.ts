@@ -113,6 +113,11 @@ describe('ChainReader on anvil', () => {
     );
     expect(reading.headers).toEqual([await reader.header(block)]);
 
+    // Read from every receipt of the block (eth_getBlockReceipts, as here: 3 of its 5 transactions
+    // are candidates) or one receipt per candidate: the same.
+    const perTransaction = new ChainReader('ethereum', [anvil.url], { blockReceiptsFrom: 2 });
+    expect(await perTransaction.readRange(block, block, tracked)).toEqual(reading);
+
     // The native backfill finds the same.
     expect(await reader.nativeTransfers(block, block, tracked)).toEqual({
       transfers: reading.transfers,
@@ -124,6 +129,7 @@ describe('ChainReader on anvil', () => {
     ['two address filters', {}],
     ['one unfiltered query for a large tracked set', { addressesPerTopicList: 1 }],
     ['address filters of one address each', { addressesPerTopicList: 1, unfilteredLogsUpTo: 0 }],
+    ['the logs of every receipt of the range', { blockReceiptsFrom: 0 }],
   ])('token transfers (%s)', (_strategy, options) => {
     let token: Address;
     let first: bigint;
@@ -344,6 +350,73 @@ describe('ChainReader on anvil', () => {
       expect(await backed.head()).toBe(await anvil.head());
     });
 
+    it('reads balances in raw batches through a drop, a 429 and internal errors, and takes a revert as 0 at once', async () => {
+      const reverting = stranger(0xdeaf);
+      await anvil.setCode(reverting, REVERTING_CODE);
+      const head = await anvil.head();
+      const keys: HoldingKey[] = [
+        { address: alice, token_address: '0' },
+        { address: bob, token_address: '0' },
+        { address: alice, token_address: reverting },
+      ];
+      const direct = await reader.balances(keys, head);
+      expect(direct.get(holdingKey(keys[2]!))).toBe('0');
+      proxy.misbehave({ kind: 'drop', method: 'eth_getBalance', times: 1 });
+      proxy.misbehave({ kind: 'status429', method: 'eth_getBalance', times: 1 });
+      proxy.misbehave({ kind: 'error', code: -32603, message: 'internal error', method: 'eth_getBalance', times: 2 });
+      const flaky = new ChainReader('ethereum', [proxy.url], { retryDelay: 1, retryCount: 5 });
+      expect(await flaky.balances(keys, head)).toEqual(direct);
+      // Whole requests again after the drop and the 429, then only the two balances the node failed.
+      expect(proxy.calls('eth_getBalance')).toHaveLength(8);
+      // The revert is an answer: its call went out with the three whole requests, never by itself.
+      expect(proxy.calls('eth_call')).toHaveLength(3);
+
+      // Failing on every try: the error propagates.
+      proxy.behave();
+      proxy.misbehave({ kind: 'error', code: -32603, message: 'internal error', method: 'eth_getBalance' });
+      await expect(flaky.balances(keys, head)).rejects.toThrow(/internal error/);
+    });
+
+    it('reads per transaction and by eth_getLogs from the first refusal of eth_getBlockReceipts on', async () => {
+      await anvil.setAutomine(false);
+      await send({ from: alice, to: bob, value: 4n, gas: 21_000n });
+      await anvil.mine();
+      await anvil.setAutomine(true);
+      const head = await anvil.head();
+      const tracked = new Set<string>([alice, bob]);
+      const whole = await new ChainReader('ethereum', [anvil.url], { blockReceiptsFrom: 0 }).readRange(
+        first,
+        head,
+        tracked,
+      );
+      expect(whole.transfers.filter((t) => t.token_address === token)).toEqual(direct);
+      expect(whole.transfers).toContainEqual(
+        expect.objectContaining({ token_address: '0', to_address: bob, value: '4' }),
+      );
+      proxy.misbehave({
+        kind: 'error',
+        code: -32601,
+        message: 'the method eth_getBlockReceipts does not exist/is not available',
+        method: 'eth_getBlockReceipts',
+      });
+      const refused = new ChainReader('ethereum', [proxy.url], { retryDelay: 1, blockReceiptsFrom: 0 });
+      expect(await refused.readRange(first, head, tracked)).toEqual(whole);
+      expect(proxy.calls('eth_getBlockReceipts').length).toBeGreaterThan(0);
+      expect(proxy.calls('eth_getTransactionReceipt').length).toBeGreaterThan(0);
+      expect(proxy.calls('eth_getLogs').length).toBeGreaterThan(0);
+
+      // Not asked again.
+      proxy.resetCalls();
+      expect(await refused.readRange(first, head, tracked)).toEqual(whole);
+      expect(proxy.calls('eth_getBlockReceipts')).toEqual([]);
+    });
+
+    it('a failure of eth_getBlockReceipts that is not a refusal propagates', async () => {
+      proxy.misbehave({ kind: 'error', code: -32000, message: 'header not found', method: 'eth_getBlockReceipts' });
+      const reader = new ChainReader('ethereum', [proxy.url], { retryDelay: 1, blockReceiptsFrom: 0 });
+      await expect(reader.readRange(first, first + 2n, new Set([alice, bob]))).rejects.toThrow(/header not found/);
+    });
+
     describe('a chain that moves during the reading', () => {
       /** A second node with another chain at the same heights, where alice receives tokens. */
       let other: Anvil;
@@ -361,9 +434,9 @@ describe('ChainReader on anvil', () => {
       });
 
       /** A reader whose calls of `method` fail on the first node and are answered by the other. */
-      function splitReader(method: string, times?: number): ChainReader {
+      function splitReader(method: string, times?: number, options: ReaderOptions = {}): ChainReader {
         proxy.misbehave({ kind: 'error', code: -32000, message: 'backend unavailable', method, times });
-        return new ChainReader('ethereum', [proxy.url, other.url], { retryDelay: 1 });
+        return new ChainReader('ethereum', [proxy.url, other.url], { retryDelay: 1, ...options });
       }
 
       it('throws ChainMoved when a block is not the child of the one before it', async () => {
@@ -390,9 +463,18 @@ describe('ChainReader on anvil', () => {
         await anvil.mine();
         await anvil.setAutomine(true);
         const head = await anvil.head();
-        const reading = splitReader('eth_getTransactionReceipt').readRange(head, head, new Set([bob]));
+        const reading = splitReader('eth_getTransactionReceipt', undefined, { blockReceiptsFrom: 2 }).readRange(
+          head,
+          head,
+          new Set([bob]),
+        );
         await expect(reading).rejects.toThrow(ChainMoved);
         await expect(reading).rejects.toThrow(/no longer in block/);
+
+        // The same read from the block's receipts, which the other node answers for its own block.
+        const whole = splitReader('eth_getBlockReceipts').readRange(head, head, new Set([bob]));
+        await expect(whole).rejects.toThrow(ChainMoved);
+        await expect(whole).rejects.toThrow(/receipts of block|receipt of block/);
       });
 
       it('throws ChainMoved after anvil_reorg replaced the range while its logs and receipts were asked for', async () => {
@@ -403,9 +485,24 @@ describe('ChainReader on anvil', () => {
         const head = await anvil.head();
         // Hold the request that asks for the receipt until the block is replaced.
         proxy.misbehave({ kind: 'delay', ms: 3_000, method: 'eth_getTransactionReceipt', times: 1 });
-        const forward = new ChainReader('ethereum', [proxy.url], { retryDelay: 1 });
+        const forward = new ChainReader('ethereum', [proxy.url], { retryDelay: 1, blockReceiptsFrom: 2 });
         const reading = forward.readRange(head, head, new Set([bob]));
         await proxy.until(() => proxy.calls('eth_getTransactionReceipt').length > 0);
+        await anvil.reorg(1);
+        await expect(reading).rejects.toThrow(ChainMoved);
+        expect((await anvil.publicClient.getBlock({ blockNumber: head })).transactions).toEqual([]);
+      });
+
+      it('throws ChainMoved after anvil_reorg replaced the range while its block receipts were asked for', async () => {
+        await anvil.setAutomine(false);
+        await send({ from: alice, to: bob, value: 3n, gas: 21_000n });
+        await anvil.mine();
+        await anvil.setAutomine(true);
+        const head = await anvil.head();
+        proxy.misbehave({ kind: 'delay', ms: 3_000, method: 'eth_getBlockReceipts', times: 1 });
+        const forward = new ChainReader('ethereum', [proxy.url], { retryDelay: 1, blockReceiptsFrom: 0 });
+        const reading = forward.readRange(head, head, new Set([bob]));
+        await proxy.until(() => proxy.calls('eth_getBlockReceipts').length > 0);
         await anvil.reorg(1);
         await expect(reading).rejects.toThrow(ChainMoved);
         expect((await anvil.publicClient.getBlock({ blockNumber: head })).transactions).toEqual([]);

@@ -44,6 +44,8 @@ export interface FollowFigures {
     recordedPerSecond: number;
     recordedInDatabase: number;
     cpuSeconds: CpuSeconds;
+    /** The 1-minute load average when the server was spawned and when it was synced (the machine is shared). */
+    loadAverage: { start: number; end: number };
   };
   backfill: {
     addresses: number;
@@ -66,6 +68,8 @@ export interface FollowFigures {
     miner: { blocks: number; seconds: number; everyMs: number; transfersPerBlock: number; maxLagBlocks: number };
     /** Cores used (CPU seconds per second) during the measured windows, by process. */
     cpuShare: { idle: CpuSeconds; following: CpuSeconds };
+    /** The 1-minute load average before the first window and after the last. */
+    loadAverage: { start: number; end: number };
   };
   /** Of the server process that followed, in MiB. */
   rss: { peakSampledMb: number; highWaterMb: number; atEndMb: number };
@@ -97,6 +101,10 @@ export interface FollowResults {
   followerErrors: string[];
   runs: Partial<Record<DatabaseKind, FollowFigures>>;
   targets: FollowTarget[];
+}
+
+function loadLine(load: { start: number; end: number } | undefined): string {
+  return load === undefined ? '' : `load average ${number(load.start, 2)} → ${number(load.end, 2)}`;
 }
 
 function cpuLine(cpu: CpuSeconds): string {
@@ -144,7 +152,7 @@ export function formatFollowResults(results: FollowResults): string {
           `${number(catchUp.secondsFromStart, 1)} s from spawning the server (start-up ${number(catchUp.startUpSeconds, 1)} s); ` +
             `${number(catchUp.recordedInDatabase)} transactions recorded, ${number(catchUp.recordedTransfers)} expected`,
         ],
-        ['', `${cpuLine(catchUp.cpuSeconds)}`],
+        ['', `${cpuLine(catchUp.cpuSeconds)}; ${loadLine(catchUp.loadAverage)}`],
         [
           'backfill',
           `${number(backfill.addresses)} addresses, ${number(backfill.transfers)} more transfers: ` +
@@ -165,7 +173,8 @@ export function formatFollowResults(results: FollowResults): string {
         [
           '',
           `cores used, idle → following: chaintags ${shareLine('service')}, anvil ${shareLine('anvil')}` +
-            (Number.isFinite(api.cpuShare.idle.postgres) ? `, PostgreSQL ${shareLine('postgres')}` : ''),
+            (Number.isFinite(api.cpuShare.idle.postgres) ? `, PostgreSQL ${shareLine('postgres')}` : '') +
+            `; ${loadLine(api.loadAverage)}`,
         ],
         [
           'server RSS',

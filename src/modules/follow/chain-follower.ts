@@ -6,7 +6,7 @@ import { LeasedWorker } from '../../workers/leased-worker';
 import type { IngestService } from '../ingest/ingest.service';
 import type { BackfillState, ChainSource, SourceReading } from './chain-source';
 import { FollowerStatus, FollowRepository, Position } from './follow.repository';
-import { BlockHeader, ChainMoved, HoldingKey, holdingKey, ObservedTransfer } from './reading';
+import { BlockHeader, ChainMoved, HoldingKey, holdingKey, NATIVE, ObservedTransfer } from './reading';
 
 /** What a follower reports after each turn: to `GET /v2/sync` (through its row) and the metrics. */
 export interface FollowerReport {
@@ -21,8 +21,12 @@ export interface FollowerTuning {
   leaseMs: number;
   /** How often a process that does not hold the lease tries to take it. */
   standbyMs: number;
-  /** The most blocks read and committed in one transaction while catching up. */
+  /** The blocks read and committed in one transaction near the head, and the least while catching up. */
   rangeBlocks: number;
+  /** The most blocks of one range while far behind (`nextSpan`). */
+  maxRangeBlocks: number;
+  /** While far behind, the range doubles after a range read faster than this, and halves after one read slower than twice it. */
+  rangeReadMs: number;
   /** Newly tracked addresses taken in per turn. */
   registerPerTurn: number;
   /** The longest pause after failures in a row. */
@@ -33,6 +37,8 @@ export const DEFAULT_TUNING: FollowerTuning = {
   leaseMs: 20_000,
   standbyMs: 5_000,
   rangeBlocks: 100,
+  maxRangeBlocks: 1000,
+  rangeReadMs: 1500,
   registerPerTurn: 5_000,
   maxBackoffMs: 30_000,
 };
@@ -61,6 +67,22 @@ type Turn = { more: boolean };
 
 /** Stops the chain until the process restarts: its data would be wrong if the follower went on. */
 class ChainStopped extends Error {}
+
+/** A range as read for its commit: the source's reading, the balances it touched read at its last block, and how long that took. */
+type RangeRead = SourceReading & { headers: BlockHeader[]; readMs: number };
+
+/**
+ * The range after the one committing, read meanwhile (`ChainSource.readsAhead`). It is used only
+ * by the turn that finds the position just below `from` and the same followed addresses; anything
+ * else (a reorganisation, newly tracked addresses, a failure, the chain taken again) discards it.
+ */
+interface ReadAhead {
+  from: bigint;
+  /** How many addresses it was read for: the followed set only grows while the chain is this process's. */
+  followed: number;
+  /** Settles once; its failure is handled when (if) it is used. */
+  read: Promise<RangeRead>;
+}
 
 /**
  * Follows one chain through its `ChainSource`, on the leased-worker core: every turn it makes
@@ -91,11 +113,16 @@ export class ChainFollower {
   private lastProgressLog = 0;
   /** Whether the followed set and the source's state were loaded since this process took the chain. */
   private prepared = false;
+  /** The next range, read while the range before it commits. */
+  private readAhead: ReadAhead | undefined;
+  /** Blocks of the next range (`nextSpan`). */
+  private span: number;
 
   constructor(private readonly deps: FollowerDeps) {
     this.chain = deps.settings.chain;
     this.logger = new Logger(`Follow ${this.chain}`);
     const { repository, holder, tuning } = deps;
+    this.span = tuning.rangeBlocks;
     this.worker = new LeasedWorker({
       lease: {
         claim: (now, until) => repository.claim(this.chain, holder, now, until),
@@ -112,7 +139,10 @@ export class ChainFollower {
       },
       turn: async ({ becameHolder }) => {
         // Prepared again whenever the chain is taken (back), and until a preparation succeeds.
-        if (becameHolder) this.prepared = false;
+        if (becameHolder) {
+          this.prepared = false;
+          this.readAhead = undefined;
+        }
         if (!this.prepared) {
           await this.prepare();
           this.prepared = true;
@@ -129,6 +159,7 @@ export class ChainFollower {
         }
       },
       failed: async ({ error, failures }) => {
+        this.readAhead = undefined;
         const message = this.describe(error);
         if (error instanceof ChainStopped) this.stopped = message;
         if (failures === 1 || error instanceof ChainStopped) this.logger.error(message);
@@ -143,8 +174,12 @@ export class ChainFollower {
   }
 
   /** Stops after the turn in flight (its transaction commits or rolls back whole) and gives up the lease. */
-  stop(): Promise<void> {
-    return this.worker.stop();
+  async stop(): Promise<void> {
+    await this.worker.stop();
+    // A range still being read ahead is only reads: it ends (its failure handled) before the follower has stopped.
+    const ahead = this.readAhead;
+    this.readAhead = undefined;
+    await ahead?.read.catch(() => undefined);
   }
 
   private async prepare(): Promise<void> {
@@ -173,6 +208,7 @@ export class ChainFollower {
     if (position.block !== undefined) {
       at = await source.header(position.block);
       if (at?.hash !== position.hash) {
+        this.readAhead = undefined;
         await this.undoReorganisation(position);
         return { more: true };
       }
@@ -181,6 +217,7 @@ export class ChainFollower {
     const fresh = await this.newlyTracked(tuning.registerPerTurn);
     if (fresh.length > 0 && at !== undefined) {
       // Taken in at the position, so the range read next follows them with their state known.
+      this.readAhead = undefined;
       await this.takeIn(fresh, at);
       return { more: true };
     }
@@ -189,15 +226,22 @@ export class ChainFollower {
     const from = position.block === undefined ? settings.startBlock : position.block + 1n;
     let behind = false;
     if (target >= from) {
-      const to = min(target, from + BigInt(tuning.rangeBlocks) - 1n);
       // Before the first commit there is no history to backfill: every address is followed from START_BLOCK.
       const followedNow = new Set([...this.followed, ...fresh]);
-      const reading = await source.readRange(from, to, followedNow);
+      const ahead = this.takeReadAhead(from, followedNow.size);
+      const reading = ahead === undefined ? await this.readSpan(from, target, followedNow) : await ahead.read;
       const first = reading.headers[0];
       // The node moved between the check above and this reading: the next turn looks again.
       if (position.hash !== undefined && first !== undefined && first.parentHash !== position.hash)
         return { more: true };
       const last = reading.headers[reading.headers.length - 1]!;
+      // A range read ahead is committed only if its last block is still the node's: a
+      // reorganisation that landed meanwhile discards it rather than commit it and undo it after.
+      if (ahead !== undefined && (await source.header(last.number))?.hash !== last.hash) return { more: true };
+      this.span = nextSpan(this.span, reading.readMs, target - last.number, tuning);
+      // The next range is read while this one commits: it depends on nothing this commit writes.
+      if (source.readsAhead === true && last.number < target)
+        this.startReadAhead(last.number + 1n, target, followedNow);
       await this.commit(reading, last, async (tx, transfers) => {
         if (fresh.length > 0) await repository.follow(tx, this.chain, fresh, undefined, new Date());
         await repository.advance(tx, this.chain, reading.headers, this.keptBlocks());
@@ -214,6 +258,44 @@ export class ChainFollower {
     const backfilling = at === undefined ? false : await this.backfillStep(at);
     await this.report(behind || backfilling ? 'syncing' : 'synced', undefined);
     return { more: behind || backfilling };
+  }
+
+  /**
+   * Blocks `from`.. (at most the span, through `target`) for `followed`, with the balances they
+   * touched read at the last block, once for the whole range: the commit then reads none, so a
+   * range read ahead of its commit carries all it needs from the node.
+   */
+  private async readSpan(from: bigint, target: bigint, followed: ReadonlySet<string>): Promise<RangeRead> {
+    const { source } = this.deps;
+    const started = Date.now();
+    const to = min(target, from + BigInt(this.span) - 1n);
+    const reading = await source.readRange(from, to, followed);
+    const last = reading.headers[reading.headers.length - 1];
+    if (last === undefined) return { ...reading, readMs: Date.now() - started };
+    const known = reading.known;
+    const missing = reading.touched.filter(
+      (key) => !known?.has(holdingKey(key)) && (key.token_address === NATIVE || !this.notTokens.has(key.token_address)),
+    );
+    if (missing.length === 0) return { ...reading, readMs: Date.now() - started };
+    const read = await source.balances(missing, last);
+    const balances = new Map(known);
+    for (const key of missing) balances.set(holdingKey(key), read.get(holdingKey(key)) ?? '0');
+    return { ...reading, known: balances, readMs: Date.now() - started };
+  }
+
+  private startReadAhead(from: bigint, target: bigint, followed: ReadonlySet<string>): void {
+    const read = this.readSpan(from, target, followed);
+    // Handled where it is used; a read-ahead discarded unused fails silently.
+    read.catch(() => undefined);
+    this.readAhead = { from, followed: followed.size, read };
+  }
+
+  /** The range read ahead, when it starts at `from` and was read for the followed addresses of now. */
+  private takeReadAhead(from: bigint, followed: number): ReadAhead | undefined {
+    const ahead = this.readAhead;
+    this.readAhead = undefined;
+    if (ahead === undefined || ahead.from !== from || ahead.followed !== followed) return undefined;
+    return ahead;
   }
 
   /**
@@ -417,4 +499,24 @@ function share(backfill: BackfillState, next: bigint, start: bigint): string {
   if (total <= 0n) return '100%';
   const done = next - start;
   return `${Number((done * 100n) / total)}%`;
+}
+
+/**
+ * The blocks of the range after one of `span` blocks read in `readMs`, with `behind` blocks left
+ * to the target: near the head (less than two spans behind) `rangeBlocks`; far behind, twice as
+ * many after a fast read and half as many after a slow one, between `rangeBlocks` and
+ * `maxRangeBlocks`. A larger range reads each touched balance once for more blocks and commits
+ * once for more blocks; the read time keeps a range of dense blocks (and its memory) bounded.
+ */
+export function nextSpan(
+  span: number,
+  readMs: number,
+  behind: bigint,
+  tuning: Pick<FollowerTuning, 'rangeBlocks' | 'maxRangeBlocks' | 'rangeReadMs'>,
+): number {
+  const { rangeBlocks, maxRangeBlocks, rangeReadMs } = tuning;
+  if (behind < BigInt(2 * span)) return rangeBlocks;
+  if (readMs < rangeReadMs) return Math.min(maxRangeBlocks, span * 2);
+  if (readMs > 2 * rangeReadMs) return Math.max(rangeBlocks, Math.floor(span / 2));
+  return span;
 }

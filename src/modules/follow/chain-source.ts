@@ -23,6 +23,14 @@ export interface ChainSource {
   readonly addresses: AddressShape;
 
   /**
+   * Whether `readRange` of the next range may run while the reading before it commits: its answer
+   * must not depend on what that reading's `write` and `committed` do (it is read from the node
+   * alone), and it may be dropped unused (a reorganisation, newly tracked addresses, a failure).
+   * Absent: each range is read after the one before it committed. README "A turn".
+   */
+  readonly readsAhead?: boolean;
+
+  /**
    * Why the node is not the chain's (another chain id, network or genesis block), for a person and
    * without the node's URL; undefined when it is. Checked before every turn writes anything.
    */

@@ -2,7 +2,8 @@ import { createPublicClient, fallback, http, type PublicClient } from 'viem';
 import type { ChainId } from '../../../core/chains/chain-ids';
 import { balanceOfData, DECIMALS, NAME, readText, readWord, SYMBOL } from './erc20-calls';
 import { logsInPieces, piecesByWeight } from './log-pieces';
-import { rpcFailure } from './log-range-advice';
+import { refusesMethod, rpcFailure } from './log-range-advice';
+import { RpcBatches, type BatchAnswer } from './rpc-batches';
 import {
   ChainMoved,
   holdingKey,
@@ -13,7 +14,14 @@ import {
   type ObservedTransfer,
   type Reading,
 } from '../reading';
-import { quantity, type RpcBlockFull, type RpcHeader, type RpcLogEntry, type RpcReceipt } from './rpc-shapes';
+import {
+  quantity,
+  type RpcBlockFull,
+  type RpcBlockReceipt,
+  type RpcHeader,
+  type RpcLogEntry,
+  type RpcReceipt,
+} from './rpc-shapes';
 import {
   addressTopic,
   readTransferLog,
@@ -22,7 +30,7 @@ import {
   tokenTransfer,
   toHeader,
   TRANSFER_TOPIC,
-  type NativeCandidate,
+  type NativeScan,
 } from './transfers';
 
 export interface ReaderOptions {
@@ -43,6 +51,10 @@ export interface ReaderOptions {
   unfilteredLogsUpTo?: number;
   /** Full blocks read at once by nativeTransfers. Default 100. */
   blocksPerRead?: number;
+  /** readRange reads every block's receipts (`eth_getBlockReceipts`, the Transfer logs taken from
+   *  them) instead of one receipt per candidate transaction and `eth_getLogs`, when at least this
+   *  share of the range's transactions are native candidates. Default 0.5; 0 always; above 1, never. */
+  blockReceiptsFrom?: number;
 }
 
 /** A token's own description, as its contract answers; '' and 0 where a call fails. */
@@ -68,6 +80,7 @@ const DEFAULTS = {
   addressesPerTopicList: 500,
   unfilteredLogsUpTo: 5000,
   blocksPerRead: 100,
+  blockReceiptsFrom: 0.5,
 } satisfies Required<ReaderOptions>;
 
 /** Words of an EVM execution failure (a revert, an invalid opcode, running out of gas): the call's
@@ -87,11 +100,15 @@ const EXECUTION_FAILURE =
  */
 export class ChainReader {
   private readonly client: PublicClient;
+  /** Bulk reads (balances, candidates' receipts) as raw batches, without viem's cost per call. */
+  private readonly batches: RpcBatches;
   private readonly options: Required<ReaderOptions>;
   /** The most blocks one backfill `eth_getLogs` spans: what the provider last accepted after
    *  refusing more; undefined until it refuses. */
   private logSpan: bigint | undefined;
   private callsSinceRefusal = 0;
+  /** Whether the node serves `eth_getBlockReceipts`: unknown until asked, false once it refused it. */
+  private blockReceipts: boolean | undefined;
 
   constructor(
     readonly chain: ChainId,
@@ -104,6 +121,7 @@ export class ChainReader {
     const transports = urls.map((url) => http(url, { batch: { batchSize }, retryCount, retryDelay, timeout }));
     // Each URL retries by itself; the fallback only moves to the next one.
     this.client = createPublicClient({ transport: fallback(transports, { retryCount: 0 }) });
+    this.batches = new RpcBatches(urls, { batchSize, retryCount, retryDelay, timeout, isAnswer: failedInEvm });
   }
 
   async chainId(): Promise<number> {
@@ -154,14 +172,24 @@ export class ChainReader {
         );
       }
     }
-    const [tokens, natives] = await Promise.all([
-      this.rangeTokenTransfers(blocks, headers, tracked),
-      this.settleNative(blocks, headers, tracked),
-    ]);
+    const scans = blocks.map((block, i) => scanNative(block, headers[i]!, tracked));
+    let reading: { tokens: Reading; natives: Reading } | undefined;
+    if (this.receiptsByBlock(blocks, scans)) {
+      try {
+        reading = await this.readByBlockReceipts(blocks, headers, scans, tracked);
+        this.blockReceipts = true;
+      } catch (error) {
+        // Receipts of large blocks can pass the transport's cap on one answer (10 MiB): this range is read the other way.
+        if (!refusesMethod(error) && !answerTooLarge(error)) throw error;
+        // The node does not serve it (a provider's plan, an older client): per transaction from now on.
+        if (refusesMethod(error)) this.blockReceipts = false;
+      }
+    }
+    reading ??= await this.readByLogs(blocks, headers, scans, tracked);
     const touched = new TouchedSet();
-    touched.addAll(natives.touched);
-    touched.addAll(tokens.touched);
-    const transfers = [...natives.transfers, ...tokens.transfers].sort((a, b) =>
+    touched.addAll(reading.natives.touched);
+    touched.addAll(reading.tokens.touched);
+    const transfers = [...reading.natives.transfers, ...reading.tokens.transfers].sort((a, b) =>
       compareDecimal(a.block_number, b.block_number),
     );
     return { transfers, touched: touched.list(), headers };
@@ -234,16 +262,22 @@ export class ChainReader {
    */
   async balances(keys: readonly HoldingKey[], block: bigint): Promise<Map<string, string>> {
     const at = quantity(block);
-    const answers = await Promise.all(
-      keys.map(async (key): Promise<[string, string]> => {
-        if (key.token_address === NATIVE) {
-          return [holdingKey(key), BigInt(await this.rpc<string>('eth_getBalance', [key.address, at])).toString()];
-        }
-        const answer = await this.call(key.token_address, balanceOfData(key.address), at);
-        return [holdingKey(key), (answer === undefined ? undefined : readWord(answer))?.toString() ?? '0'];
+    const answers = await this.batches.send(
+      keys.map((key) =>
+        key.token_address === NATIVE
+          ? { method: 'eth_getBalance', params: [key.address, at] }
+          : { method: 'eth_call', params: [{ to: key.token_address, data: balanceOfData(key.address) }, at] },
+      ),
+    );
+    return new Map(
+      keys.map((key, i): [string, string] => {
+        const answer = answers[i]!;
+        if (key.token_address === NATIVE)
+          return [holdingKey(key), BigInt(resultOf<string>(answer, 'eth_getBalance')).toString()];
+        const data = callResult(answer);
+        return [holdingKey(key), (data === undefined ? undefined : readWord(data))?.toString() ?? '0'];
       }),
     );
-    return new Map(answers);
   }
 
   /**
@@ -279,8 +313,7 @@ export class ChainReader {
     try {
       return await this.rpc<string>('eth_call', [{ to, data }, at]);
     } catch (error) {
-      const failure = rpcFailure(error);
-      if (failure.code === 3 || EXECUTION_FAILURE.test(failure.message)) return undefined;
+      if (failedInEvm(rpcFailure(error))) return undefined;
       throw error;
     }
   }
@@ -300,30 +333,103 @@ export class ChainReader {
     blocks: readonly RpcBlockFull[],
     headers: readonly BlockHeader[],
     tracked: ReadonlySet<string>,
+    scans: readonly NativeScan[] = blocks.map((block, i) => scanNative(block, headers[i]!, tracked)),
   ): Promise<Reading> {
-    const touched = new TouchedSet();
-    const candidates: NativeCandidate[] = [];
-    blocks.forEach((block, i) => {
-      const scan = scanNative(block, headers[i]!, tracked);
-      for (const address of scan.balanceChanged) touched.add(address, NATIVE);
-      for (const candidate of scan.candidates) candidates.push(candidate);
-    });
-    const receipts = await Promise.all(
-      candidates.map(({ tx }) => this.rpc<RpcReceipt | null>('eth_getTransactionReceipt', [tx.hash])),
+    const candidates = scans.flatMap((scan) => scan.candidates);
+    const answers = await this.batches.send(
+      candidates.map(({ tx }) => ({ method: 'eth_getTransactionReceipt', params: [tx.hash] })),
     );
+    const receipts = answers.map((answer) => resultOf<RpcReceipt | null>(answer, 'eth_getTransactionReceipt'));
+    return this.nativeReading(scans, receipts, tracked);
+  }
+
+  /**
+   * The native transfers of scanned blocks given their candidates' receipts (in candidate order),
+   * with the balances they and the scans touched. A receipt missing or of another block than the
+   * one read throws ChainMoved.
+   */
+  private nativeReading(
+    scans: readonly NativeScan[],
+    receipts: readonly (RpcReceipt | null | undefined)[],
+    tracked: ReadonlySet<string>,
+  ): Reading {
+    const touched = new TouchedSet();
+    for (const scan of scans) for (const address of scan.balanceChanged) touched.add(address, NATIVE);
     const transfers: ObservedTransfer[] = [];
-    candidates.forEach((candidate, i) => {
-      const receipt = receipts[i];
-      const { header, tx } = candidate;
-      if (!receipt || receipt.blockHash.toLowerCase() !== header.hash) {
-        throw new ChainMoved(`transaction ${tx.hash} is no longer in block ${header.number}`, header.number);
-      }
-      const transfer = settledTransfer(this.chain, candidate, receipt, tracked);
-      if (!transfer) return;
-      transfers.push(transfer);
-      for (const end of [transfer.from_address, transfer.to_address]) if (tracked.has(end)) touched.add(end, NATIVE);
-    });
+    scans
+      .flatMap((scan) => scan.candidates)
+      .forEach((candidate, i) => {
+        const receipt = receipts[i];
+        const { header, tx } = candidate;
+        if (!receipt || receipt.blockHash.toLowerCase() !== header.hash) {
+          throw new ChainMoved(`transaction ${tx.hash} is no longer in block ${header.number}`, header.number);
+        }
+        const transfer = settledTransfer(this.chain, candidate, receipt, tracked);
+        if (!transfer) return;
+        transfers.push(transfer);
+        for (const end of [transfer.from_address, transfer.to_address]) if (tracked.has(end)) touched.add(end, NATIVE);
+      });
     return { transfers, touched: touched.list() };
+  }
+
+  /**
+   * Whether readRange reads these blocks' receipts whole: the node serves `eth_getBlockReceipts`
+   * (or has not been asked yet), and enough of the transactions are native candidates that one
+   * call per block, which also brings the Transfer logs, costs less than one call per candidate
+   * and the `eth_getLogs` queries.
+   */
+  private receiptsByBlock(blocks: readonly RpcBlockFull[], scans: readonly NativeScan[]): boolean {
+    if (this.blockReceipts === false || this.options.blockReceiptsFrom > 1) return false;
+    const transactions = blocks.reduce((sum, block) => sum + block.transactions.length, 0);
+    const candidates = scans.reduce((sum, scan) => sum + scan.candidates.length, 0);
+    return transactions > 0 && candidates >= this.options.blockReceiptsFrom * transactions;
+  }
+
+  /** readRange's two sides from the receipts of every block (`eth_getBlockReceipts`), batched. */
+  private async readByBlockReceipts(
+    blocks: readonly RpcBlockFull[],
+    headers: readonly BlockHeader[],
+    scans: readonly NativeScan[],
+    tracked: ReadonlySet<string>,
+  ): Promise<{ tokens: Reading; natives: Reading }> {
+    const answers = await Promise.all(
+      blocks.map((block) => this.rpc<RpcBlockReceipt[] | null>('eth_getBlockReceipts', [block.number])),
+    );
+    const byHash = new Map<string, RpcBlockReceipt>();
+    const logs: RpcLogEntry[] = [];
+    answers.forEach((receipts, i) => {
+      const header = headers[i]!;
+      if (!receipts || receipts.length !== blocks[i]!.transactions.length) {
+        throw new ChainMoved(`the receipts of block ${header.number} are not those of the block read`, header.number);
+      }
+      for (const receipt of receipts) {
+        if (receipt.blockHash.toLowerCase() !== header.hash) {
+          throw new ChainMoved(`a receipt of block ${header.number} belongs to another block`, header.number);
+        }
+        byHash.set(receipt.transactionHash.toLowerCase(), receipt);
+        for (const log of receipt.logs) if (log.topics[0]?.toLowerCase() === TRANSFER_TOPIC) logs.push(log);
+      }
+    });
+    const receipts = scans.flatMap((scan) => scan.candidates.map(({ tx }) => byHash.get(tx.hash.toLowerCase())));
+    const byNumber = new Map(headers.map((header) => [header.number, header]));
+    return {
+      natives: this.nativeReading(scans, receipts, tracked),
+      tokens: this.tokenReading(logs, byNumber, tracked),
+    };
+  }
+
+  /** readRange's two sides as before `eth_getBlockReceipts`: candidates' receipts and `eth_getLogs`, at once. */
+  private async readByLogs(
+    blocks: readonly RpcBlockFull[],
+    headers: readonly BlockHeader[],
+    scans: readonly NativeScan[],
+    tracked: ReadonlySet<string>,
+  ): Promise<{ tokens: Reading; natives: Reading }> {
+    const [tokens, natives] = await Promise.all([
+      this.rangeTokenTransfers(blocks, headers, tracked),
+      this.settleNative(blocks, headers, tracked, scans),
+    ]);
+    return { tokens, natives };
   }
 
   /**
@@ -435,6 +541,33 @@ function windows(from: bigint, to: bigint, size: bigint): [bigint, bigint][] {
   for (let start = from; start <= to; start += size)
     list.push([start, start + size - 1n < to ? start + size - 1n : to]);
   return list;
+}
+
+/** A batched call's result; the node's error for it throws. */
+function resultOf<T>(answer: BatchAnswer, method: string): T {
+  if ('error' in answer) throw new Error(`${method}: ${answer.error.message} (${answer.error.code})`);
+  return answer.result as T;
+}
+
+/** A batched eth_call's answer, or undefined when the call failed in the EVM. */
+function callResult(answer: BatchAnswer): string | undefined {
+  if (!('error' in answer)) return answer.result as string;
+  if (failedInEvm(answer.error)) return undefined;
+  throw new Error(`eth_call: ${answer.error.message} (${answer.error.code})`);
+}
+
+/** Whether a call's error is the EVM's (a revert, an invalid opcode, out of gas): its answer, not the node's failure. */
+function failedInEvm({ code, message }: { code?: number; message: string }): boolean {
+  return code === 3 || EXECUTION_FAILURE.test(message);
+}
+
+/** Whether a failure is viem's refusal of an HTTP answer larger than the transport reads. */
+function answerTooLarge(error: unknown): boolean {
+  for (let current = error, depth = 0; depth < 8 && current instanceof Error; depth++) {
+    if (current.name === 'ResponseBodyTooLargeError') return true;
+    current = current.cause;
+  }
+  return false;
 }
 
 function compareDecimal(a: string, b: string): number {

@@ -33,6 +33,8 @@ export const EVM_SOURCE_TUNING: EvmSourceTuning = { tokenBackfillBlocks: 10_000,
 export class EvmSource implements ChainSource {
   readonly chain;
   readonly addresses: AddressShape;
+  /** A range is read from the node alone: the next one can be read while one commits. */
+  readonly readsAhead = true;
 
   constructor(
     private readonly facts: EvmChain,

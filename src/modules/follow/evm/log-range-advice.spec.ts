@@ -1,5 +1,11 @@
-import { HttpRequestError, LimitExceededRpcError, RpcRequestError, InvalidParamsRpcError } from 'viem';
-import { logRangeAfterRefusal, rpcFailure } from './log-range-advice';
+import {
+  HttpRequestError,
+  InvalidParamsRpcError,
+  LimitExceededRpcError,
+  MethodNotFoundRpcError,
+  RpcRequestError,
+} from 'viem';
+import { logRangeAfterRefusal, refusesMethod, rpcFailure } from './log-range-advice';
 
 const body = { method: 'eth_getLogs', params: [{ fromBlock: '0x1', toBlock: '0x2710', topics: ['0xddf2'] }] };
 const url = 'http://node.invalid';
@@ -120,5 +126,36 @@ describe('rpcFailure', () => {
       message: 'block range is too wide',
     });
     expect(rpcFailure('text')).toEqual({ code: undefined, message: 'text' });
+  });
+});
+
+describe('refusesMethod', () => {
+  const receipts = { method: 'eth_getBlockReceipts', params: ['0x1'] };
+  const failed = (code: number, message: string) =>
+    new RpcRequestError({ body: receipts, error: { code, message }, url });
+
+  it.each([
+    ['geth without the method', -32601, 'the method eth_getBlockReceipts does not exist/is not available'],
+    ['a provider answering -32600', -32600, 'Unsupported method: eth_getBlockReceipts'],
+    ['a provider plan', -32000, 'method not allowed on this plan'],
+    ['a disabled namespace', -32000, 'API eth_getBlockReceipts is disabled'],
+  ])('%s: refused', (_provider, code, message) => {
+    expect(refusesMethod(failed(code, message))).toBe(true);
+  });
+
+  it('reads a typed viem error', () => {
+    expect(refusesMethod(new MethodNotFoundRpcError(failed(-32601, 'Method not found')))).toBe(true);
+  });
+
+  it.each([
+    ['an internal error', -32603, 'internal error'],
+    ['a rate limit', 429, 'Too Many Requests'],
+    ['a missing block', -32000, 'header not found'],
+  ])('%s: not a refusal of the method', (_what, code, message) => {
+    expect(refusesMethod(failed(code, message))).toBe(false);
+  });
+
+  it('an HTTP failure is not a refusal', () => {
+    expect(refusesMethod(new HttpRequestError({ body: receipts, status: 502, url }))).toBe(false);
   });
 });

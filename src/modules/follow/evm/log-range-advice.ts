@@ -120,3 +120,19 @@ export function rpcFailure(error: unknown): RpcFailure {
   if (words.length === 0 && typeof error === 'string') words.push(error);
   return { code, message: [...new Set(words)].join(' | ') };
 }
+
+/** JSON-RPC "method not found". */
+const METHOD_NOT_FOUND = -32601;
+
+/** How nodes and providers say they do not serve a method, whatever code they send it with. */
+const NOT_SERVED =
+  /method not (?:found|supported|available|allowed)|(?:method|api) .*(?:does not exist|is not (?:available|supported|enabled)|not whitelisted|disabled)|unsupported method|unknown method|not supported/i;
+
+/**
+ * Whether a failed call says that the node does not serve the method at all (an older client, a
+ * provider's plan), rather than failing this once: the caller then asks another way.
+ */
+export function refusesMethod(error: unknown): boolean {
+  const { code, message } = rpcFailure(error);
+  return code === METHOD_NOT_FOUND || NOT_SERVED.test(message);
+}

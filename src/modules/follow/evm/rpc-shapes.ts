@@ -44,6 +44,11 @@ export interface RpcReceipt {
   contractAddress?: string | null;
 }
 
+/** A receipt of `eth_getBlockReceipts`: the transaction's, with its logs. */
+export interface RpcBlockReceipt extends RpcReceipt {
+  logs: RpcLogEntry[];
+}
+
 /** A block number as a JSON-RPC quantity. */
 export function quantity(value: bigint): string {
   return `0x${value.toString(16)}`;
