@@ -1,4 +1,4 @@
-import type { Sql } from '../../database/db.service';
+import type { Db, Sql } from '../../database/db.service';
 import { bigSum } from '../../database/dialect';
 import { chunks, list, raw, sql } from '../../database/sql';
 import { binaryOrder } from '../../core/text/binary-order';
@@ -34,8 +34,23 @@ export interface MembersPart {
 const HEAVY_FACTOR = 4;
 
 /**
- * Takes a shared lock on the addresses' address_stats rows (creating empty ones), lets each kept
- * aggregate prepare for them (address_pairs pairs those not paired yet), then reads their part
+ * Before a transaction that adds the addresses to a tag: commits, in a transaction of its own,
+ * what the kept aggregates need before they can join (address_pairs pairs those not paired yet).
+ * Kept out of the membership change's transaction so that concurrent changes sharing addresses
+ * wait for each other only while those are paired, once in the addresses' life; undone by
+ * nothing if the change then fails, which the aggregates allow.
+ */
+export async function prepareToJoin(db: Db, addresses: readonly string[]): Promise<void> {
+  const ordered = [...new Set(addresses)].sort(binaryOrder);
+  if (ordered.length === 0) return;
+  await db.transaction(async (tx) => {
+    for (const aggregate of KEPT_AGGREGATES) await aggregate.beforeJoining?.(tx, ordered);
+  });
+}
+
+/**
+ * Takes a shared lock on the addresses' address_stats rows (creating empty ones), makes sure the
+ * kept aggregates are ready for them (prepareToJoin's work, normally done already), then reads their part
  * for the tag: their holdings, and their kept pairs. Costs in proportion to their holdings and
  * counterparties, or to the addresses and the tag's members for the busiest, never their
  * transactions (except the one time an address is paired).
@@ -43,7 +58,7 @@ const HEAVY_FACTOR = 4;
 export async function readMembersPart(tx: Sql, tagId: number, addresses: readonly string[]): Promise<MembersPart> {
   const ordered = [...new Set(addresses)].sort(binaryOrder);
   const txnCounts = await shareAddressRows(tx, ordered);
-  for (const aggregate of KEPT_AGGREGATES) await aggregate.joining?.(tx, ordered);
+  for (const aggregate of KEPT_AGGREGATES) await aggregate.beforeJoining?.(tx, ordered);
 
   const held = new Map<string, TagPart['holdings'][number]>();
   for (const chunk of chunks(ordered)) {

@@ -2,13 +2,14 @@ import type { Sql } from '../../../database/db.service';
 import { chunks, list, rows, sql } from '../../../database/sql';
 import { binaryOrder } from '../../../core/text/binary-order';
 import { signedEnds } from '../changes';
+import { shareAddressRows } from './address-stats';
 import type { DataDelta, KeptAggregate, WriteRound } from '../kept-aggregate';
 
 /**
- * paired_addresses (address): the addresses whose transactions are kept counted by counterparty in
- * address_pairs. An address joins when it first joins a tag and stays (it may join another tag
- * later); every member of a tag is one. Only that inclusion is checked: an address that left
- * every tag may stay paired.
+ * paired_addresses (address): the addresses whose transactions are counted by counterparty in
+ * address_pairs. An address is paired before it first joins a tag and stays paired (it may join
+ * another tag later); every member of a tag is. Only that inclusion is checked: an address that
+ * left every tag, or whose request failed after pairing it, may stay paired.
  */
 export const pairedAddresses: KeptAggregate = {
   table: 'paired_addresses',
@@ -19,18 +20,20 @@ export const pairedAddresses: KeptAggregate = {
 
 /**
  * address_pairs (address_a, address_b), address_a < address_b in binary order: the transactions
- * between the two (either direction), for every pair with a paired end; rows at zero go.
+ * between the two (either direction), for every pair of paired addresses; rows at zero go.
  *
- * Why it is exact:
+ * Why it is exact (see also the module's README):
  * - A pair's transactions change only through a data write, which holds both ends' address_stats
- *   rows (it updated them) while it reads whether the ends are paired and updates the pair.
- * - An address becomes paired (`joining`) under a shared lock on its address_stats row, which
- *   excludes those data writes: it counts its transactions by other end and inserts the pairs
- *   that do not exist yet. A pair that exists already has a paired other end, so it is exact. Two
- *   requests pairing the same address, or the two ends of a pair, at once count the same rows (no
- *   data write can change them meanwhile), so whichever inserts a pair second does nothing.
- * - A data write that committed before the pairing is in what the pairing counts; one that
- *   writes after it finds the end paired and updates the pair itself.
+ *   rows (it updated them) while it reads whether both are paired and updates the pair. An
+ *   address's paired flag changes only under a shared lock on its row, so it is stable there.
+ * - Pairings run one at a time (PAIRING_LOCK), each in a short transaction of its own: the set of
+ *   paired addresses does not change while one counts. It share-locks the newcomers' rows (no data
+ *   write changes their transactions meanwhile), counts their transactions by other end, and
+ *   inserts the pairs whose other end is paired or a newcomer too. A pair whose other end is paired
+ *   later is inserted by that later pairing, which finds this end paired.
+ * - A data write that committed before the pairing is in what it counts; one that writes after it
+ *   finds both ends paired and updates the pair itself. A data write that had already locked a
+ *   newcomer's row in an earlier round holds it to its commit, so the pairing waits for all of it.
  */
 export const addressPairs: KeptAggregate = {
   table: 'address_pairs',
@@ -41,11 +44,14 @@ export const addressPairs: KeptAggregate = {
         CASE WHEN from_address < to_address THEN to_address ELSE from_address END AS address_b
       FROM transactions WHERE from_address <> to_address
     ) p
-    WHERE address_a IN (SELECT address FROM paired_addresses) OR address_b IN (SELECT address FROM paired_addresses)
+    WHERE address_a IN (SELECT address FROM paired_addresses) AND address_b IN (SELECT address FROM paired_addresses)
     GROUP BY address_a, address_b`,
   dataWrite: () => new AddressPairsDelta(),
-  joining: pairAddresses,
+  beforeJoining: pairAddresses,
 };
+
+/** The advisory lock key that makes pairings run one at a time (PostgreSQL's advisory locks are named by a number). */
+const PAIRING_LOCK = '7263746170';
 
 /** The pair's key: its two ends in binary order. */
 export function pairOf(x: string, y: string): [string, string] {
@@ -77,7 +83,7 @@ class AddressPairsDelta implements DataDelta {
     if (paired.size === 0) return;
     const pairs = new Map<string, { a: string; b: string; n: number }>();
     for (const [e, step] of sides) {
-      if (!paired.has(e.from_address) && !paired.has(e.to_address)) continue;
+      if (!paired.has(e.from_address) || !paired.has(e.to_address)) continue;
       const [a, b] = pairOf(e.from_address, e.to_address);
       const key = `${a}\n${b}`;
       const entry = pairs.get(key) ?? { a, b, n: 0 };
@@ -106,47 +112,52 @@ class AddressPairsDelta implements DataDelta {
 }
 
 /**
- * Pairs those of the addresses (their address_stats rows share-locked) that are not paired yet: their
- * transactions counted by other end, read once in an address's life. A transaction between two of
- * them is read with its sender.
+ * Pairs those of the addresses (canonical, distinct, in binary order) that are not paired yet, in
+ * the transaction given, which should hold nothing else: it waits for the pairing lock, then for
+ * data writes on those addresses, and should commit soon after, since other pairings wait for it.
+ * Their transactions are read by other end, once in an address's life; a transaction between two
+ * of them is read with its sender.
  */
 async function pairAddresses(tx: Sql, ordered: readonly string[]): Promise<void> {
+  if ((await pairedAmong(tx, ordered)).size === ordered.length) return;
+  if (tx.dialect === 'postgres') await tx.query(sql`SELECT pg_advisory_xact_lock(${PAIRING_LOCK}::bigint)`);
+  await shareAddressRows(tx, ordered);
   const paired = await pairedAmong(tx, ordered);
   const newcomers = ordered.filter((address) => !paired.has(address));
   if (newcomers.length === 0) return;
   const joining = new Set(newcomers);
   const pairs = new Map<string, { a: string; b: string; n: number }>();
-  const count = (x: string, y: string, n: number) => {
-    const [a, b] = pairOf(x, y);
-    const key = `${a}\n${b}`;
-    const entry = pairs.get(key) ?? { a, b, n: 0 };
-    entry.n += n;
-    pairs.set(key, entry);
-  };
   for (const chunk of chunks(newcomers)) {
     const sent = await tx.query<{ address: string; other: string; n: number | string }>(
       sql`SELECT from_address AS address, to_address AS other, COUNT(*) AS n FROM transactions
           WHERE from_address IN (${list(chunk)}) AND to_address <> from_address GROUP BY from_address, to_address`,
     );
-    for (const row of sent) count(row.address, row.other, Number(row.n));
     const received = await tx.query<{ address: string; other: string; n: number | string }>(
       sql`SELECT to_address AS address, from_address AS other, COUNT(*) AS n FROM transactions
           WHERE to_address IN (${list(chunk)}) AND from_address <> to_address GROUP BY to_address, from_address`,
     );
-    for (const row of received) if (!joining.has(row.other)) count(row.address, row.other, Number(row.n));
+    for (const row of [...sent, ...received.filter((row) => !joining.has(row.other))]) {
+      const [a, b] = pairOf(row.address, row.other);
+      const key = `${a}\n${b}`;
+      const entry = pairs.get(key) ?? { a, b, n: 0 };
+      entry.n += Number(row.n);
+      pairs.set(key, entry);
+    }
   }
+  // The other ends paired already (none is pairing now: pairings run one at a time).
+  const others = [...pairs.values()].map((pair) => (joining.has(pair.a) ? pair.b : pair.a));
+  const pairedOthers = await pairedAmong(tx, [...new Set(others.filter((other) => !joining.has(other)))]);
+  const counts = (address: string) => joining.has(address) || pairedOthers.has(address);
+  const newPairs = [...pairs.values()]
+    .filter((pair) => counts(pair.a) && counts(pair.b))
+    .sort((x, y) => binaryOrder(x.a, y.a) || binaryOrder(x.b, y.b));
   for (const chunk of chunks(newcomers)) {
-    await tx.execute(
-      sql`INSERT INTO paired_addresses (address) VALUES ${rows(chunk.map((address) => [address]))}
-          ON CONFLICT (address) DO NOTHING`,
-    );
+    await tx.execute(sql`INSERT INTO paired_addresses (address) VALUES ${rows(chunk.map((address) => [address]))}`);
   }
-  const newPairs = [...pairs.values()].sort((x, y) => binaryOrder(x.a, y.a) || binaryOrder(x.b, y.b));
   for (const chunk of chunks(newPairs)) {
     await tx.execute(
       sql`INSERT INTO address_pairs (address_a, address_b, txn_count)
-          VALUES ${rows(chunk.map((pair) => [pair.a, pair.b, pair.n]))}
-          ON CONFLICT (address_a, address_b) DO NOTHING`,
+          VALUES ${rows(chunk.map((pair) => [pair.a, pair.b, pair.n]))}`,
     );
   }
 }
