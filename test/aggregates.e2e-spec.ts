@@ -490,6 +490,32 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
     }, 180_000);
   }
 
+  it('pair new addresses once when requests on different tags and on the same tag add them at once', async () => {
+    await reset();
+    const crowd = Array.from({ length: 30 }, (_v, index) => evmAddress(`aggregates-pairing-${index}`));
+    const [alice, bob] = [accountIds.get('alice')!, accountIds.get('bob')!];
+    await sink.write(oneBatch(roundsImport(crowd, 1)), { policy: 'whole-input' });
+    const slice = (from: number, length: number) => parsed(crowd.slice(from, from + length));
+    const results = await Promise.allSettled([
+      tags.assign(alice, 'alpha_tag', slice(0, 12), 'test_key'),
+      tags.assign(alice, 'alpha_tag', slice(8, 12), 'test_key'),
+      tags.assign(alice, 'beta_tag', slice(4, 14), 'test_key'),
+      tags.assign(bob, 'alpha_tag', slice(10, 20), 'test_key'),
+      tags.assign(bob, 'gamma_tag', slice(16, 14), 'test_key'),
+    ]);
+    expect(results.filter((result) => result.status === 'rejected')).toEqual([]);
+    await expectExact();
+    const [paired] = await db.query<{ n: number | string }>(sql`SELECT COUNT(*) AS n FROM paired_addresses`);
+    expect(Number(paired!.n)).toBe(30);
+    // A later request over paired addresses, and one with transactions between the tags.
+    await apply({ kind: 'import', records: [transfer('pairing-late', crowd[0]!, crowd[29]!)] });
+    await Promise.all([
+      tags.assign(alice, 'beta_tag', slice(0, 4), 'test_key'),
+      tags.removeFrom(bob, 'alpha_tag', slice(10, 5), 'test_key'),
+    ]);
+    await expectExact();
+  }, 60_000);
+
   if (kind === 'postgres') {
     it('let a tag change go through between the rounds of an import that wrote to the tag', async () => {
       await reset();

@@ -26,10 +26,10 @@ export const pairedAddresses: KeptAggregate = {
  * - A pair's transactions change only through a data write, which holds both ends' address_stats
  *   rows (it updated them) while it reads whether both are paired and updates the pair. An
  *   address's paired flag changes only under a shared lock on its row, so it is stable there.
- * - Pairings run one at a time (PAIRING_LOCK), each in a short transaction of its own: the set of
- *   paired addresses does not change while one counts. It share-locks the newcomers' rows (no data
- *   write changes their transactions meanwhile), counts their transactions by other end, and
- *   inserts the pairs whose other end is paired or a newcomer too. A pair whose other end is paired
+ * - A pairing, in a short transaction of its own, share-locks the newcomers' rows (no data write
+ *   changes their transactions meanwhile) and counts their transactions by other end; then, under
+ *   PAIRING_LOCK (one pairing at a time, so the paired set does not change meanwhile), reads again
+ *   which are paired and inserts the pairs whose ends are both paired or pairing now. A pair whose other end is paired
  *   later is inserted by that later pairing, which finds this end paired.
  * - A data write that committed before the pairing is in what it counts; one that writes after it
  *   finds both ends paired and updates the pair itself. A data write that had already locked a
@@ -113,21 +113,56 @@ class AddressPairsDelta implements DataDelta {
 
 /**
  * Pairs those of the addresses (canonical, distinct, in binary order) that are not paired yet, in
- * the transaction given, which should hold nothing else: it waits for the pairing lock, then for
- * data writes on those addresses, and should commit soon after, since other pairings wait for it.
+ * the transaction given, which should hold nothing else: it waits for data writes on those
+ * addresses, then for the pairing lock, and should commit soon after, since other pairings wait
+ * for it.
  * Their transactions are read by other end, once in an address's life; a transaction between two
  * of them is read with its sender.
  */
 async function pairAddresses(tx: Sql, ordered: readonly string[]): Promise<void> {
-  if ((await pairedAmong(tx, ordered)).size === ordered.length) return;
+  const before = await pairedAmong(tx, ordered);
+  if (before.size === ordered.length) return;
+  const candidates = ordered.filter((address) => !before.has(address));
+  // Their transactions do not change while their rows are share-locked: counted before the
+  // pairing lock, so that pairings wait for each other only to check and insert.
+  await shareAddressRows(tx, candidates);
+  const counted = await countByOtherEnd(tx, candidates);
   if (tx.dialect === 'postgres') await tx.query(sql`SELECT pg_advisory_xact_lock(${PAIRING_LOCK}::bigint)`);
-  await shareAddressRows(tx, ordered);
-  const paired = await pairedAmong(tx, ordered);
-  const newcomers = ordered.filter((address) => !paired.has(address));
+  const paired = await pairedAmong(tx, candidates);
+  const newcomers = candidates.filter((address) => !paired.has(address));
   if (newcomers.length === 0) return;
   const joining = new Set(newcomers);
-  const pairs = new Map<string, { a: string; b: string; n: number }>();
+  // A candidate paired meanwhile by another request is now an other end like any paired one.
+  const pairs = [...counted.values()].filter((pair) => joining.has(pair.a) || joining.has(pair.b));
+  // The other ends paired already (none is pairing now: pairings run one at a time).
+  const others = pairs.map((pair) => (joining.has(pair.a) ? pair.b : pair.a));
+  const pairedOthers = await pairedAmong(tx, [...new Set(others.filter((other) => !joining.has(other)))]);
+  const counts = (address: string) => joining.has(address) || pairedOthers.has(address);
+  const newPairs = pairs
+    .filter((pair) => counts(pair.a) && counts(pair.b))
+    .sort((x, y) => binaryOrder(x.a, y.a) || binaryOrder(x.b, y.b));
   for (const chunk of chunks(newcomers)) {
+    await tx.execute(sql`INSERT INTO paired_addresses (address) VALUES ${rows(chunk.map((address) => [address]))}`);
+  }
+  for (const chunk of chunks(newPairs)) {
+    await tx.execute(
+      sql`INSERT INTO address_pairs (address_a, address_b, txn_count)
+          VALUES ${rows(chunk.map((pair) => [pair.a, pair.b, pair.n]))}`,
+    );
+  }
+}
+
+/**
+ * The addresses' transactions counted per pair (with any other end): a transaction between two of
+ * them is read with its sender, once.
+ */
+async function countByOtherEnd(
+  tx: Sql,
+  addresses: readonly string[],
+): Promise<Map<string, { a: string; b: string; n: number }>> {
+  const joining = new Set(addresses);
+  const pairs = new Map<string, { a: string; b: string; n: number }>();
+  for (const chunk of chunks(addresses)) {
     const sent = await tx.query<{ address: string; other: string; n: number | string }>(
       sql`SELECT from_address AS address, to_address AS other, COUNT(*) AS n FROM transactions
           WHERE from_address IN (${list(chunk)}) AND to_address <> from_address GROUP BY from_address, to_address`,
@@ -144,20 +179,5 @@ async function pairAddresses(tx: Sql, ordered: readonly string[]): Promise<void>
       pairs.set(key, entry);
     }
   }
-  // The other ends paired already (none is pairing now: pairings run one at a time).
-  const others = [...pairs.values()].map((pair) => (joining.has(pair.a) ? pair.b : pair.a));
-  const pairedOthers = await pairedAmong(tx, [...new Set(others.filter((other) => !joining.has(other)))]);
-  const counts = (address: string) => joining.has(address) || pairedOthers.has(address);
-  const newPairs = [...pairs.values()]
-    .filter((pair) => counts(pair.a) && counts(pair.b))
-    .sort((x, y) => binaryOrder(x.a, y.a) || binaryOrder(x.b, y.b));
-  for (const chunk of chunks(newcomers)) {
-    await tx.execute(sql`INSERT INTO paired_addresses (address) VALUES ${rows(chunk.map((address) => [address]))}`);
-  }
-  for (const chunk of chunks(newPairs)) {
-    await tx.execute(
-      sql`INSERT INTO address_pairs (address_a, address_b, txn_count)
-          VALUES ${rows(chunk.map((pair) => [pair.a, pair.b, pair.n]))}`,
-    );
-  }
+  return pairs;
 }
