@@ -12,7 +12,6 @@ import { AddressStatsFillfactor1763700000050 } from './1763700000050-address-sta
 import { TagHistory1763700000060 } from './1763700000060-tag-history';
 import { UtxoOutputs1763700000070 } from './1763700000070-utxo-outputs';
 import { Webhooks1763700000080 } from './1763700000080-webhooks';
-import { AddressPairs1763700000095 } from './1763700000095-address-pairs';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -30,5 +29,4 @@ export const MIGRATIONS = [
   TagHistory1763700000060,
   UtxoOutputs1763700000070,
   Webhooks1763700000080,
-  AddressPairs1763700000095,
 ];

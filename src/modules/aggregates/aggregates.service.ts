@@ -7,11 +7,5 @@
 export { AggregateWrite } from './data-write';
 export { findDrift, keptTables, rebuildAggregates, type Drift } from './drift';
 export type { HoldingChange, TransferChange, TransferEnds } from './kept-aggregate';
-export {
-  applyMembersPart,
-  lockForMembershipChange,
-  prepareToJoin,
-  readMembersPart,
-  type MembersPart,
-} from './membership';
+export { applyMembersPart, lockForMembershipChange, readMembersPart, type MembersPart } from './membership';
 export { createTagStats } from './tables/tag-stats';

@@ -28,7 +28,7 @@ export async function findDrift(db: Sql, examples = 10): Promise<Drift[]> {
 
 /**
  * Rewrites every kept table from its reference, in list order (a reference may read a table
- * rebuilt before it: address_pairs reads paired_addresses). On PostgreSQL the tables are locked
+ * rebuilt before it). On PostgreSQL the tables are locked
  * against writers (readers go on) for the length of the transaction, so no write falls between
  * the reference read and the commit.
  */

@@ -64,13 +64,6 @@ export interface KeptAggregate {
   reference(db: Pick<Sql, 'dialect'>): SqlFragment;
   /** A data write's delta (imports, a follower's blocks, rewinds): one per writing transaction. */
   dataWrite?(): DataDelta;
-  /**
-   * Addresses (canonical, distinct, in binary order) about to join a tag: what must be kept for
-   * them before they can. Run in a transaction of its own that commits before the membership
-   * change's (prepareToJoin), and again inside it (readMembersPart), where it must find nothing
-   * left to do unless something undid it in between.
-   */
-  beforeJoining?(tx: Sql, ordered: readonly string[]): Promise<void>;
   /** A tag gains (`sign` 1) or loses (-1) `part`, under the tag's row lock. */
   membersChanged?(tx: Sql, tagId: number, part: TagPart, sign: 1 | -1): Promise<void>;
 }

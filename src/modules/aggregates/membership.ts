@@ -1,10 +1,9 @@
-import type { Db, Sql } from '../../database/db.service';
+import type { Sql } from '../../database/db.service';
 import { bigSum } from '../../database/dialect';
 import { chunks, list, raw, sql } from '../../database/sql';
 import { binaryOrder } from '../../core/text/binary-order';
 import type { TagPart } from './kept-aggregate';
 import { KEPT_AGGREGATES } from './registry';
-import { pairOf } from './tables/address-pairs';
 import { shareAddressRows } from './tables/address-stats';
 import { lockTag, lockTags } from './tables/tag-stats';
 
@@ -17,49 +16,31 @@ export interface MembersPart {
   addresses: readonly string[];
   /** Their holdings above zero, per token in key order: how many, and their balance sum. */
   holdings: TagPart['holdings'];
-  /** Their transactions, each end counted (their kept txn_count summed). */
-  ends: number;
-  /** Transactions between two of them (kept pairs), each once: `ends` counts them twice. */
-  between: number;
-  /** Their pairs' other ends outside the set, with the transactions they share (light addresses only). */
-  partners: Map<string, number>;
-  /** Addresses with more transactions than reading their pairs is worth: matched against the members in SQL. */
-  heavy: readonly string[];
+  /** Transactions with an end among the addresses, each once. */
+  transactions: number;
+  /**
+   * Of those, the ones whose other end is not among the addresses, counted by that other end.
+   * Not read (undefined) when the tag had no members; applyMembersPart checks that again under the
+   * tag's lock and reads them then if it has some by now.
+   */
+  counterparties: Map<string, number> | undefined;
 }
 
 /**
- * An address with more than this many times as many transactions as there are addresses to add and
- * members is not read pair by pair: its pairs are looked up for those addresses instead.
- */
-const HEAVY_FACTOR = 4;
-
-/**
- * Before a transaction that adds the addresses to a tag: commits, in a transaction of its own,
- * what the kept aggregates need before they can join (address_pairs pairs those not paired yet).
- * Kept out of the membership change's transaction so that concurrent changes sharing addresses
- * wait for each other only while those are paired, once in the addresses' life; undone by
- * nothing if the change then fails, which the aggregates allow.
- */
-export async function prepareToJoin(db: Db, addresses: readonly string[]): Promise<void> {
-  const ordered = [...new Set(addresses)].sort(binaryOrder);
-  if (ordered.length === 0) return;
-  await db.transaction(async (tx) => {
-    for (const aggregate of KEPT_AGGREGATES) await aggregate.beforeJoining?.(tx, ordered);
-  });
-}
-
-/**
- * Takes a shared lock on the addresses' address_stats rows (creating empty ones), makes sure the
- * kept aggregates are ready for them (prepareToJoin's work, normally done already), then reads their part
- * for the tag: their holdings, and their kept pairs. Costs in proportion to their holdings and
- * counterparties, or to the addresses and the tag's members for the busiest, never their
- * transactions (except the one time an address is paired).
+ * Takes a shared lock on the addresses' address_stats rows (creating empty ones), then reads their
+ * part for the tag. Costs in proportion to their holdings and transactions, not to the tag's size.
+ *
+ * When the tag has no members, the addresses' transactions (each once) are the sum of their kept
+ * txn_count (exact: the rows are locked against data writes) less the transactions between two of
+ * them, which that sum counts for both ends; those are found in the recipient's index, which
+ * carries the sender, without reading rows. That is the cheap case, and the common one: a new
+ * tag's first addresses, and most tags are written in one request. Otherwise the transactions are
+ * read grouped by their other end (byOtherEnd), so that under the tag's lock only those other ends
+ * are looked up among the members.
  */
 export async function readMembersPart(tx: Sql, tagId: number, addresses: readonly string[]): Promise<MembersPart> {
   const ordered = [...new Set(addresses)].sort(binaryOrder);
   const txnCounts = await shareAddressRows(tx, ordered);
-  for (const aggregate of KEPT_AGGREGATES) await aggregate.beforeJoining?.(tx, ordered);
-
   const held = new Map<string, TagPart['holdings'][number]>();
   for (const chunk of chunks(ordered)) {
     const holdings = await tx.query<{ chain: string; token_address: string; n: number | string; balance: string }>(
@@ -74,124 +55,121 @@ export async function readMembersPart(tx: Sql, tagId: number, addresses: readonl
       held.set(key, entry);
     }
   }
-
-  const [estimate] = await tx.query<{ address_count: number | string }>(
-    sql`SELECT address_count FROM tag_stats WHERE tag_id = ${tagId}`,
-  );
-  const limit = HEAVY_FACTOR * (ordered.length + Number(estimate?.address_count ?? 0));
-  const active = ordered.filter((address) => (txnCounts.get(address) ?? 0) > 0);
-  const heavy = active.filter((address) => txnCounts.get(address)! > limit);
-  const light = active.filter((address) => txnCounts.get(address)! <= limit);
-  const inSet = new Set(ordered);
-  const between = new Map<string, number>();
-  const partners = new Map<string, number>();
-  const pair = (address: string, other: string, n: number) => {
-    if (inSet.has(other)) {
-      const [a, b] = pairOf(address, other);
-      between.set(`${a}\n${b}`, n);
-    } else {
-      partners.set(other, (partners.get(other) ?? 0) + n);
-    }
-  };
-  for (const chunk of chunks(light)) {
-    for (const row of await pairsOf(tx, chunk)) pair(row.address, row.other, Number(row.n));
-  }
-  // The busiest addresses' pairs among the set, looked up (their other pairs: applyMembersPart).
-  for (const address of heavy) {
-    for (const chunk of chunks(active)) {
-      for (const row of await pairsOf(tx, [address], chunk)) pair(row.address, row.other, Number(row.n));
-    }
-  }
-  return {
+  const part = {
     addresses: ordered,
     holdings: [...held.values()].sort(
       (a, b) => binaryOrder(a.chain, b.chain) || binaryOrder(a.token_address, b.token_address),
     ),
-    ends: active.reduce((sum, address) => sum + txnCounts.get(address)!, 0),
-    between: [...between.values()].reduce((sum, n) => sum + n, 0),
-    partners,
-    heavy,
   };
-}
-
-/** The addresses' kept pairs (with one of `others`, when given): the other end and their transactions. */
-function pairsOf(
-  tx: Sql,
-  addresses: readonly string[],
-  others?: readonly string[],
-): Promise<{ address: string; other: string; n: number | string }[]> {
-  const withA = others === undefined ? sql`` : sql`AND address_b IN (${list(others)})`;
-  const withB = others === undefined ? sql`` : sql`AND address_a IN (${list(others)})`;
-  return tx.query(
-    sql`SELECT address_a AS address, address_b AS other, txn_count AS n FROM address_pairs
-          WHERE address_a IN (${list(addresses)}) ${withA}
-        UNION ALL SELECT address_b AS address, address_a AS other, txn_count AS n FROM address_pairs
-          WHERE address_b IN (${list(addresses)}) ${withB}`,
-  );
+  if (await hasMembers(tx, tagId)) return { ...part, ...(await byOtherEnd(tx, ordered)) };
+  // An address without transactions is an end of none.
+  const active = ordered.filter((address) => (txnCounts.get(address) ?? 0) > 0);
+  const ends = active.reduce((sum, address) => sum + txnCounts.get(address)!, 0);
+  return { ...part, transactions: ends - (await betweenThemselves(tx, active)), counterparties: undefined };
 }
 
 /**
  * Adds (`sign` 1) or takes away (-1) the part of `part.addresses` in the tag's aggregates: their
- * holdings, and their transactions whose other end is none of the tag's other members (a
- * transaction between two members counts once). Locks the tag's row first, so call it while those
- * addresses are not members: before their memberships are inserted, or after they are deleted. A
- * tag deleted meanwhile is left alone.
+ * holdings, and their transactions whose other end is none of the tag's other members. Locks the
+ * tag's row first, so call it while those addresses are not members: before their memberships are
+ * inserted, or after they are deleted. A tag deleted meanwhile is left alone.
  */
 export async function applyMembersPart(tx: Sql, tagId: number, part: MembersPart, sign: 1 | -1): Promise<void> {
   if (part.addresses.length === 0) return;
   const members = await lockTag(tx, tagId);
   if (members === undefined) return;
-  let shared = 0;
-  if (members > 0) {
-    shared += await countWithMembers(tx, tagId, part.partners, members);
-    for (const address of part.heavy) shared += await pairsWithMembers(tx, tagId, address);
+  let { transactions, counterparties } = part;
+  // The tag had no members when the part was read; another change may have added some since.
+  if (counterparties === undefined && (await hasMembers(tx, tagId))) {
+    ({ transactions, counterparties } = await byOtherEnd(tx, part.addresses));
   }
-  const tagPart: TagPart = {
-    addresses: part.addresses.length,
-    holdings: part.holdings,
-    transactions: part.ends - part.between - shared,
-  };
+  if (counterparties !== undefined) transactions -= await countWithMembers(tx, tagId, counterparties, members);
+  const tagPart: TagPart = { addresses: part.addresses.length, holdings: part.holdings, transactions };
   for (const aggregate of KEPT_AGGREGATES) await aggregate.membersChanged?.(tx, tagId, tagPart, sign);
+}
+
+/** Whether the tag has any member now (addresses being added are not yet, those being removed no longer). */
+async function hasMembers(tx: Sql, tagId: number): Promise<boolean> {
+  const found = await tx.query(sql`SELECT 1 AS member FROM address_tags WHERE tag_id = ${tagId} LIMIT 1`);
+  return found.length > 0;
+}
+
+/**
+ * The addresses' transactions, each once, and those whose other end is not among them counted by
+ * that other end: per chunk, the sent ones by recipient and the received ones by sender. A
+ * transaction between two of them counts with its sender only, a transfer to oneself once.
+ */
+async function byOtherEnd(
+  tx: Sql,
+  ordered: readonly string[],
+): Promise<{ transactions: number; counterparties: Map<string, number> }> {
+  const inPart = new Set(ordered);
+  const counterparties = new Map<string, number>();
+  let transactions = 0;
+  for (const chunk of chunks(ordered)) {
+    const sent = await tx.query<{ other: string; n: number | string }>(
+      sql`SELECT to_address AS other, COUNT(*) AS n FROM transactions WHERE from_address IN (${list(chunk)})
+          GROUP BY to_address`,
+    );
+    const received = await tx.query<{ other: string; n: number | string }>(
+      sql`SELECT from_address AS other, COUNT(*) AS n FROM transactions WHERE to_address IN (${list(chunk)})
+          GROUP BY from_address`,
+    );
+    for (const row of [...sent, ...received.filter((row) => !inPart.has(row.other))]) {
+      const n = Number(row.n);
+      transactions += n;
+      if (!inPart.has(row.other)) counterparties.set(row.other, (counterparties.get(row.other) ?? 0) + n);
+    }
+  }
+  return { transactions, counterparties };
+}
+
+/** Senders to match in one statement: one reading of the recipients' index entries for all of them. */
+const SENDERS_PER_STATEMENT = 10_000;
+
+/** Transactions from one of the addresses to another one of them (not to itself). */
+async function betweenThemselves(tx: Sql, ordered: readonly string[]): Promise<number> {
+  let count = 0;
+  for (const recipients of chunks(ordered)) {
+    for (const senders of chunks(ordered, SENDERS_PER_STATEMENT)) {
+      const [row] = await tx.query<{ n: number | string }>(
+        sql`SELECT COUNT(*) AS n FROM transactions WHERE to_address IN (${list(recipients)})
+            AND from_address IN (${list(senders)}) AND from_address <> to_address`,
+      );
+      count += Number(row?.n ?? 0);
+    }
+  }
+  return count;
 }
 
 /** A tag with at most this many times as many members as counterparties is read whole, rather than probed. */
 const READ_MEMBERS_WHOLE = 4;
 
 /**
- * The transactions with `partners` that are members of the tag. Under the tag's lock, so it reads
- * the fewer of the two sides: the tag's members (about `members`), or the partners' memberships.
+ * The transactions among `counterparties` whose other end is a member of the tag. Under the tag's
+ * lock, so it reads the fewer of the two sides: the tag's members (about `members`), or the
+ * counterparties' memberships of it.
  */
 async function countWithMembers(
   tx: Sql,
   tagId: number,
-  partners: ReadonlyMap<string, number>,
+  counterparties: ReadonlyMap<string, number>,
   members: number,
 ): Promise<number> {
-  if (partners.size === 0) return 0;
+  if (counterparties.size === 0) return 0;
   let shared = 0;
-  if (members <= partners.size * READ_MEMBERS_WHOLE) {
+  if (members <= counterparties.size * READ_MEMBERS_WHOLE) {
     const found = await tx.query<{ address: string }>(sql`SELECT address FROM address_tags WHERE tag_id = ${tagId}`);
-    for (const row of found) shared += partners.get(row.address) ?? 0;
+    for (const row of found) shared += counterparties.get(row.address) ?? 0;
     return shared;
   }
-  for (const chunk of chunks([...partners.keys()])) {
+  for (const chunk of chunks([...counterparties.keys()])) {
     const found = await tx.query<{ address: string }>(
       sql`SELECT address FROM address_tags WHERE tag_id = ${tagId} AND address IN (${list(chunk)})`,
     );
-    for (const row of found) shared += partners.get(row.address) ?? 0;
+    for (const row of found) shared += counterparties.get(row.address) ?? 0;
   }
   return shared;
-}
-
-/** A busy address's transactions with the tag's members, from its kept pairs (the database picks the side to read). */
-async function pairsWithMembers(tx: Sql, tagId: number, address: string): Promise<number> {
-  const [row] = await tx.query<{ n: number | string | null }>(
-    sql`SELECT (SELECT COALESCE(SUM(p.txn_count), 0) FROM address_pairs p
-          JOIN address_tags m ON m.address = p.address_b AND m.tag_id = ${tagId} WHERE p.address_a = ${address})
-        + (SELECT COALESCE(SUM(p.txn_count), 0) FROM address_pairs p
-          JOIN address_tags m ON m.address = p.address_a AND m.tag_id = ${tagId} WHERE p.address_b = ${address}) AS n`,
-  );
-  return Number(row?.n ?? 0);
 }
 
 /**

@@ -1,5 +1,4 @@
 import type { KeptAggregate } from './kept-aggregate';
-import { addressPairs, pairedAddresses } from './tables/address-pairs';
 import { addressStats } from './tables/address-stats';
 import { tagBalances } from './tables/tag-balances';
 import { tagStats } from './tables/tag-stats';
@@ -11,11 +10,4 @@ import { tokenHolders } from './tables/token-holders';
  * changes, `stats verify` and the tests iterate over this list; a new aggregate is a file in
  * tables/, an entry here where its rows are locked, a migration, and its reader.
  */
-export const KEPT_AGGREGATES: readonly KeptAggregate[] = [
-  addressStats,
-  pairedAddresses,
-  addressPairs,
-  tagStats,
-  tagBalances,
-  tokenHolders,
-];
+export const KEPT_AGGREGATES: readonly KeptAggregate[] = [addressStats, tagStats, tagBalances, tokenHolders];

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { applyMembersPart, prepareToJoin, readMembersPart } from '../aggregates/aggregates.service';
+import { applyMembersPart, readMembersPart } from '../aggregates/aggregates.service';
 import { Db, Sql } from '../../database/db.service';
 import { analyze, columnTypes, forUpdate, textRows } from '../../database/dialect';
 import { chunks, prepared, raw, sql, SqlFragment } from '../../database/sql';
@@ -104,7 +104,6 @@ export class TagPortabilityRepository {
     cap: number,
     change: Change,
   ): Promise<ImportOutcome> {
-    if (!options.dryRun) await this.prepareToJoin(pairs);
     try {
       const counts = await this.db.transaction(async (tx) => {
         const counts = await importInto(tx, accountId, pairs, options.mode, cap, change);
@@ -117,17 +116,6 @@ export class TagPortabilityRepository {
       if (error instanceof CapExceeded) return { ok: false, overLimit: error.overLimit };
       throw error;
     }
-  }
-
-  /**
-   * The file's addresses made ready to join a tag (prepareToJoin: paired), a slice at a time in
-   * short transactions of their own, before the import's transaction, so that it does not hold
-   * the pairing lock (which other tag requests wait for) to its commit.
-   */
-  private async prepareToJoin(pairs: () => AsyncIterable<readonly TagPair[]>): Promise<void> {
-    const addresses = new Set<string>();
-    for await (const batch of pairs()) for (const pair of batch) addresses.add(pair.address);
-    for (const slice of chunks([...addresses], IMPORT_SLICE)) await prepareToJoin(this.db, slice);
   }
 }
 

@@ -6,7 +6,6 @@ import {
   applyMembersPart,
   createTagStats,
   lockForMembershipChange,
-  prepareToJoin,
   type MembersPart,
   readMembersPart,
 } from '../aggregates/aggregates.service';
@@ -81,10 +80,10 @@ export class TagsRepository {
    * The tag's kept aggregates follow in the same transaction (locking notes in
    * src/modules/aggregates/README.md). The tag is created first, if it is new, so that concurrent
    * requests creating it queue behind the first and then find its members. Then what the added
-   * addresses bring (readMembersPart: their holdings and kept pairs, the costly part) is read for
+   * addresses bring (readMembersPart: their holdings and transactions, the costly part) is read for
    * the addresses that do not carry the tag yet, before the tracked_addresses rows and the tag's
    * row are locked: a request holds the locks that others may wait for only while it checks the
-   * cap, checks the other ends of those pairs against the tag's members (applyMembersPart)
+   * cap, checks the other ends of those transactions against the tag's members (applyMembersPart)
    * and inserts. Should the addresses to add have changed by the time the locks are held (another
    * request tagged some of them meanwhile), their part is read again.
    */
@@ -97,7 +96,6 @@ export class TagsRepository {
   ): Promise<AssignOutcome> {
     const { now } = change;
     const ordered = [...addresses].sort(binaryOrder);
-    if (tag !== undefined) await prepareToJoin(this.db, ordered);
     try {
       await this.db.transaction(async (tx) => {
         let target: { id: number; name: string; part: MembersPart } | undefined;
