@@ -7,7 +7,7 @@ import type { DataDelta, KeptAggregate, WriteRound } from '../kept-aggregate';
 
 /**
  * address_stats (address): the address's holdings above zero, and its transactions (either end).
- * Its rows are also the per-address locks of the lock protocol (locking.md): a data write updates
+ * Its rows are also the per-address locks of the lock protocol (README.md here): a data write updates
  * (and so locks) the rows of the addresses it changes, a membership change share-locks them.
  */
 export const addressStats: KeptAggregate = {
