@@ -113,6 +113,7 @@ async function main(): Promise<void> {
     cpuProfile: false,
     writing: false,
     pgSettings: [],
+    tagsAgain: false,
   };
   const meta = datasetPhase(settings, log);
   const prepared = options.cli === undefined ? await prepareRun(settings, meta, cleanups, log) : undefined;

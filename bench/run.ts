@@ -77,6 +77,7 @@ function readSettings(argv: readonly string[]): Settings | undefined {
     .option('--skip-sqlite', 'PostgreSQL only')
     .option('--skip-copy', 'leave out the COPY yardstick of the import')
     .option('--skip-writing', 'leave out reads while writing')
+    .option('--tags-again', 'load every tag a second time, as <tag>_again: the tag load over addresses already tracked')
     .addOption(cpuProfileOption())
     .addOption(
       new Option(
@@ -94,6 +95,7 @@ function readSettings(argv: readonly string[]): Settings | undefined {
         skipSqlite?: boolean;
         skipCopy?: boolean;
         skipWriting?: boolean;
+        tagsAgain?: boolean;
         cpuProf?: boolean;
         pgSetting: [string, string][];
       }
@@ -110,6 +112,7 @@ function readSettings(argv: readonly string[]): Settings | undefined {
     copy: options.skipCopy !== true,
     cpuProfile: options.cpuProf === true,
     writing: options.skipWriting !== true,
+    tagsAgain: options.tagsAgain === true,
     pgSettings: options.pgSetting,
   };
 }

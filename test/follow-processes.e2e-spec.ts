@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { Address, Hex } from 'viem';
-import { findDrift } from '../src/database/aggregates';
+import { findDrift } from '../src/modules/aggregates/aggregates.service';
 import { Db } from '../src/database/db.service';
 import { Anvil, startAnvil } from './support/anvil';
 import { eventually, FollowClient, randomAddress } from './support/follow-client';

@@ -1,5 +1,5 @@
 import { Address, Hex } from 'viem';
-import { findDrift } from '../src/database/aggregates';
+import { findDrift } from '../src/modules/aggregates/aggregates.service';
 import { Db } from '../src/database/db.service';
 import { Anvil, startAnvil } from './support/anvil';
 import { eventually, FollowClient, randomAddress, SyncRow } from './support/follow-client';

@@ -1,6 +1,6 @@
 import type { HoldingInput, RecordInput } from '../src/core/records/record-input';
 import { Db, Sql } from '../src/database/db.service';
-import { findDrift } from '../src/database/aggregates';
+import { findDrift } from '../src/modules/aggregates/aggregates.service';
 import { list, sql } from '../src/database/sql';
 import { rowsPerLoad } from '../src/modules/ingest/ingest.repository';
 import { IngestService } from '../src/modules/ingest/ingest.service';

@@ -11,7 +11,7 @@ import {
   type EncodedAccount,
   type KeyPairSigner,
 } from '@solana/kit';
-import { findDrift } from '../src/database/aggregates';
+import { findDrift } from '../src/modules/aggregates/aggregates.service';
 import { Db } from '../src/database/db.service';
 import { MAINNET_GENESIS_HASH } from '../src/modules/follow/solana/network';
 import { SolanaNodeError, SolanaRpc } from '../src/modules/follow/solana/solana-rpc';

@@ -185,7 +185,7 @@ describe.each(DATABASES)('address and tag stats on %s', (kind) => {
 });
 
 /**
- * Stats are read from aggregates kept by every write (src/database/aggregates.ts). Every change that can move
+ * Stats are read from aggregates kept by every write (src/modules/aggregates/). Every change that can move
  * them must show in the next answer: the tag's addresses changing through the API, and data
  * imported by the CLI in another process.
  */

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findDrift } from '../src/database/aggregates';
+import { findDrift } from '../src/modules/aggregates/aggregates.service';
 import { Db } from '../src/database/db.service';
 import { raw, sql } from '../src/database/sql';
 import { IngestService } from '../src/modules/ingest/ingest.service';

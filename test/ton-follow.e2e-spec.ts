@@ -1,6 +1,6 @@
 import { Address, beginCell, toNano } from '@ton/core';
 import type { SandboxContract, TreasuryContract } from '@ton/sandbox';
-import { findDrift } from '../src/database/aggregates';
+import { findDrift } from '../src/modules/aggregates/aggregates.service';
 import { Db } from '../src/database/db.service';
 import { eventually, FollowClient, HoldingRow, SyncRow, TransactionRow } from './support/follow-client';
 import { FollowerProcess, startFollowerProcess } from './support/follower-process';

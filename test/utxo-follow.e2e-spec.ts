@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { addressOfScript, cashAddressTwins } from '../src/core/addresses/output-script';
-import { findDrift } from '../src/database/aggregates';
+import { findDrift } from '../src/modules/aggregates/aggregates.service';
 import { Db } from '../src/database/db.service';
 import { satoshis } from '../src/modules/follow/utxo/utxo-block';
 import { eventually, FollowClient, HoldingRow, SyncRow, TransactionRow } from './support/follow-client';

@@ -25,6 +25,8 @@ export interface Settings {
   cpuProfile: boolean;
   /** Whether to measure reads while a writer commits (`--skip-writing` leaves it out). */
   writing: boolean;
+  /** `--tags-again`: after the tag load, every tag loaded again under another name (PostgreSQL). */
+  tagsAgain: boolean;
   /** PostgreSQL settings beyond the test cluster's (`--pg-setting name=value`). */
   pgSettings: [string, string][];
 }

@@ -57,6 +57,7 @@ export async function postgresPhase(run: Run, cluster: PgCluster): Promise<Postg
 
   const service = await startServiceOn(run, url, 'postgres', run.profileDir);
   const tagLoad = await loadTags(run, service.port);
+  if (settings.tagsAgain) await loadTags(run, service.port, '_again');
   log('VACUUM ANALYZE, as autovacuum would eventually, so that neither side meets it mid-run');
   await adminQuery(url, 'VACUUM ANALYZE');
   const bigTagAlone = await timeBigTagAlone(run, service.port);

@@ -14,18 +14,25 @@ const TAG_LOAD_CONCURRENCY = 4;
 
 /**
  * POST /v2/tags/:tag with up to TAG_BATCH addresses a request, a few requests at a time, each with
- * its account's key.
+ * its account's key. With a `suffix`, every tag's name gets it: new tags over the same addresses
+ * (`--tags-again`: what assignment costs once the addresses are tracked).
  */
-export async function loadTags(run: Run, port: number): Promise<TagLoad> {
+export async function loadTags(run: Run, port: number, suffix = ''): Promise<TagLoad> {
   const { meta, keys, log } = run;
   const jobs: { key: string; tag: string; addresses: string[] }[] = [];
   for (const tag of meta.tags) {
     for (let start = 0; start < tag.addresses.length; start += TAG_BATCH) {
-      jobs.push({ key: keys[tag.account]!, tag: tag.name, addresses: tag.addresses.slice(start, start + TAG_BATCH) });
+      jobs.push({
+        key: keys[tag.account]!,
+        tag: `${tag.name}${suffix}`,
+        addresses: tag.addresses.slice(start, start + TAG_BATCH),
+      });
     }
   }
   const memberships = jobs.reduce((sum, job) => sum + job.addresses.length, 0);
-  log(`tags: ${meta.tags.length} tags, ${memberships} memberships in ${jobs.length} POST /v2/tags/:tag requests`);
+  log(
+    `tags${suffix}: ${meta.tags.length} tags, ${memberships} memberships in ${jobs.length} POST /v2/tags/:tag requests`,
+  );
   const started = performance.now();
   let next = 0;
   const latencies: number[] = [];
@@ -51,7 +58,7 @@ export async function loadTags(run: Run, port: number): Promise<TagLoad> {
   latencies.sort((a, b) => a - b);
   const fullRequestP99Ms = percentile(latencies, 0.99);
   log(
-    `tags: loaded in ${seconds.toFixed(1)} s; p99 of the ${latencies.length} requests of ${TAG_BATCH} addresses ${fullRequestP99Ms.toFixed(1)} ms`,
+    `tags${suffix}: loaded in ${seconds.toFixed(1)} s; p99 of the ${latencies.length} requests of ${TAG_BATCH} addresses ${fullRequestP99Ms.toFixed(1)} ms`,
   );
   return { requests: jobs.length, memberships, seconds, fullRequests: latencies.length, fullRequestP99Ms };
 }

@@ -3,7 +3,7 @@ import { dialectOf } from './1763700000000-foundation';
 
 /**
  * PostgreSQL: address_stats pages keep half their space free. A data write updates the row of
- * every address it touches, once per round (src/database/aggregates.ts), and with full pages each
+ * every address it touches, once per round (src/modules/aggregates/), and with full pages each
  * update put the new row version on another page and added an index entry for it: 669,882 updates
  * in the bench's 1M import, 17 of them in place. With room left on the page, an update that
  * changes no indexed column stays on it without touching the index (a HOT update): 374,128 of the

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Sql } from '../../database/db.service';
-import { binaryOrder, type HoldingChange, type TransferChange, type TransferEnds } from '../../database/aggregates';
+import { binaryOrder } from '../../core/text/binary-order';
+import type { HoldingChange, TransferChange, TransferEnds } from '../aggregates/aggregates.service';
 import { type Dialect, forUpdate, textRows, toIso } from '../../database/dialect';
 import { chunks, list, prepared, raw, ROWS_PER_STATEMENT, rows, sql, SqlFragment } from '../../database/sql';
 import type {

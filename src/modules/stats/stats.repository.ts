@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../../database/db.service';
 import { addressSet } from '../../database/address-sets';
-import { Drift, findDrift, rebuildAggregates } from '../../database/aggregates';
+import { type Drift, findDrift, rebuildAggregates } from '../aggregates/aggregates.service';
 import { bigSum } from '../../database/dialect';
 import { prepared, raw, sql, SqlFragment } from '../../database/sql';
 import { TagScope } from '../../core/tags/tag-scope';
@@ -26,7 +26,7 @@ interface Counts {
 
 /**
  * Stats of one address or of a tag's address set, read from the kept aggregates
- * (src/database/aggregates.ts) in O(tokens of the address or tag): counts from one row, USD from
+ * (src/modules/aggregates/) in O(tokens of the address or tag): counts from one row, USD from
  * the balance sums per token times each token's latest price, so prices never touch what is kept.
  *
  * The reserved tag's set (tracked addresses without a tag) has no kept aggregates: its members

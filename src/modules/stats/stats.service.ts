@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { TagScope } from '../../core/tags/tag-scope';
-import type { Drift } from '../../database/aggregates';
+import type { Drift } from '../aggregates/aggregates.service';
 import { StatsRepository } from './stats.repository';
 import { totalUsd } from '../../core/money/valuation';
 

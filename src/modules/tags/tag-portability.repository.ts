@@ -1,19 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { applyMembersPart, readMembersPart } from '../../database/aggregates';
+import { applyMembersPart, readMembersPart } from '../aggregates/aggregates.service';
 import { Db, Sql } from '../../database/db.service';
 import { analyze, columnTypes, forUpdate, textRows } from '../../database/dialect';
 import { chunks, prepared, raw, sql, SqlFragment } from '../../database/sql';
 import { UNTAGGED } from '../../core/tags/tag-rules';
+import { binaryOrder } from '../../core/text/binary-order';
 import type { TagPair } from './portability/tag-files';
-import {
-  accountKey,
-  binaryOrder,
-  CapExceeded,
-  Change,
-  createTag,
-  membersChanged,
-  removeMembers,
-} from './tags.repository';
+import { accountKey, CapExceeded, Change, createTag, membersChanged, removeMembers } from './tags.repository';
 
 export type ImportMode = 'merge' | 'replace';
 
@@ -99,7 +92,7 @@ export class TagPortabilityRepository {
    * back. `pairs` is read once per attempt (PostgreSQL may run the transaction again after a
    * deadlock), into a temporary table: the file's size costs database pages, not memory.
    *
-   * Order of work, as the locking notes of tags.repository.ts and database/aggregates.ts want it:
+   * Order of work, as the locking notes of tags.repository.ts and src/modules/aggregates/README.md want it:
    * the file's tags are created first (as a POST does before its locks), then the tracked rows of
    * the file's addresses (all of the account's, for a replace) are locked in address order, and
    * only then is the cap counted and membership changed, tag by tag, a slice at a time.

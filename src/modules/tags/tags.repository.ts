@@ -8,10 +8,11 @@ import {
   lockForMembershipChange,
   type MembersPart,
   readMembersPart,
-} from '../../database/aggregates';
+} from '../aggregates/aggregates.service';
 import { and, chunks, list, prepared, rows, sql, SqlFragment } from '../../database/sql';
 import { settingOnce } from '../../database/settings';
 import { TagScope } from '../../core/tags/tag-scope';
+import { binaryOrder } from '../../core/text/binary-order';
 
 export interface TagSummaryRow {
   name: string;
@@ -77,7 +78,7 @@ export class TagsRepository {
    * transaction is BEGIN IMMEDIATE and Db serialises writers, which gives the same guarantee.
    *
    * The tag's kept aggregates follow in the same transaction (locking notes in
-   * src/database/aggregates.ts). The tag is created first, if it is new, so that concurrent
+   * src/modules/aggregates/README.md). The tag is created first, if it is new, so that concurrent
    * requests creating it queue behind the first and then find its members. Then what the added
    * addresses bring (readMembersPart: their holdings and transactions, the costly part) is read for
    * the addresses that do not carry the tag yet, before the tracked_addresses rows and the tag's
@@ -253,11 +254,6 @@ export class CapExceeded extends Error {
   constructor(readonly overLimit: { address: string; tag_count: number }[]) {
     super('tag cap exceeded');
   }
-}
-
-/** Binary (code unit) order, the order both databases use for these columns. */
-export function binaryOrder(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Db, Sql } from '../../../database/db.service';
-import { AggregateWrite, HoldingChange, TransferChange } from '../../../database/aggregates';
+import { AggregateWrite, type HoldingChange, type TransferChange } from '../../aggregates/aggregates.service';
 import type { ChainId } from '../../../core/chains/chain-ids';
 import type { HoldingInput } from '../../../core/records/record-input';
 import type { Instant } from '../../../core/records/brands';
@@ -208,7 +208,7 @@ export class RecordSink {
 
   /**
    * Referenced rows first: tokens and their deployments before the prices and holdings that point at
-   * them. The kept aggregates (src/database/aggregates.ts) follow the holdings and transactions in
+   * them. The kept aggregates (src/modules/aggregates/) follow the holdings and transactions in
    * the same transaction; prices and deployments do not touch them (USD is valued at read time).
    */
   private async writeRecords(

@@ -1,0 +1,13 @@
+import type { KeptAggregate } from './kept-aggregate';
+import { addressStats } from './tables/address-stats';
+import { tagBalances } from './tables/tag-balances';
+import { tagStats } from './tables/tag-stats';
+import { tokenHolders } from './tables/token-holders';
+
+/**
+ * Every kept aggregate, in lock order: each writer takes (or writes) these tables' rows in this
+ * order, each table's rows in key order (binaryOrder for text keys). Data writes, membership
+ * changes, `stats verify` and the tests iterate over this list; a new aggregate is a file in
+ * tables/, an entry here where its rows are locked, a migration, and its reader.
+ */
+export const KEPT_AGGREGATES: readonly KeptAggregate[] = [addressStats, tagStats, tagBalances, tokenHolders];

@@ -1,0 +1,75 @@
+import type { Sql } from '../../../database/db.service';
+import { forShare } from '../../../database/dialect';
+import { chunks, list, rows, sql } from '../../../database/sql';
+import { binaryOrder } from '../../../core/text/binary-order';
+import { endsOf, positive, signedEnds } from '../changes';
+import type { DataDelta, KeptAggregate, WriteRound } from '../kept-aggregate';
+
+/**
+ * address_stats (address): the address's holdings above zero, and its transactions (either end).
+ * Its rows are also the per-address locks of the lock protocol (README.md here): a data write updates
+ * (and so locks) the rows of the addresses it changes, a membership change share-locks them.
+ */
+export const addressStats: KeptAggregate = {
+  table: 'address_stats',
+  key: ['address'],
+  kept: () =>
+    sql`SELECT address, holding_count, txn_count FROM address_stats WHERE holding_count <> 0 OR txn_count <> 0`,
+  // A transaction counts for its sender, and for its recipient unless that is the sender.
+  reference: () => sql`SELECT address, SUM(h) AS holding_count, SUM(t) AS txn_count FROM (
+      SELECT address, 1 AS h, 0 AS t FROM holdings WHERE balance <> '0'
+      UNION ALL SELECT from_address AS address, 0 AS h, 1 AS t FROM transactions
+      UNION ALL SELECT to_address AS address, 0 AS h, 1 AS t FROM transactions WHERE to_address <> from_address
+    ) e GROUP BY address`,
+  dataWrite: () => new AddressStatsDelta(),
+};
+
+/** Updates (and so locks) the changed addresses' rows in each round, in key order. */
+class AddressStatsDelta implements DataDelta {
+  async round(tx: Sql, round: WriteRound): Promise<void> {
+    const addresses = new Map<string, { holdings: number; txns: number }>();
+    const delta = (address: string) => {
+      let entry = addresses.get(address);
+      if (entry === undefined) addresses.set(address, (entry = { holdings: 0, txns: 0 }));
+      return entry;
+    };
+    for (const change of round.holdings)
+      delta(change.address).holdings += positive(change.after) - positive(change.before);
+    for (const change of round.transfers) {
+      for (const [ends, step] of signedEnds(change)) {
+        for (const address of endsOf(ends)) delta(address).txns += step;
+      }
+    }
+    const ordered = [...addresses.keys()].sort(binaryOrder);
+    for (const chunk of chunks(ordered)) {
+      await tx.execute(
+        sql`INSERT INTO address_stats (address, holding_count, txn_count)
+            VALUES ${rows(chunk.map((address) => [address, addresses.get(address)!.holdings, addresses.get(address)!.txns]))}
+            ON CONFLICT (address) DO UPDATE SET holding_count = address_stats.holding_count + excluded.holding_count,
+              txn_count = address_stats.txn_count + excluded.txn_count`,
+      );
+    }
+  }
+
+  async finish(): Promise<void> {}
+}
+
+/**
+ * Shared locks on the addresses' rows (in key order), creating empty rows where there are none;
+ * answers each address's kept transaction count, exact while the lock is held.
+ */
+export async function shareAddressRows(tx: Sql, ordered: readonly string[]): Promise<Map<string, number>> {
+  const txnCounts = new Map<string, number>();
+  for (const chunk of chunks(ordered)) {
+    await tx.execute(
+      sql`INSERT INTO address_stats (address, holding_count, txn_count) VALUES ${rows(chunk.map((a) => [a, 0, 0]))}
+          ON CONFLICT (address) DO NOTHING`,
+    );
+    const locked = await tx.query<{ address: string; txn_count: number | string }>(
+      sql`SELECT address, txn_count FROM address_stats WHERE address IN (${list(chunk)})
+          ORDER BY address${forShare(tx.dialect)}`,
+    );
+    for (const row of locked) txnCounts.set(row.address, Number(row.txn_count));
+  }
+  return txnCounts;
+}
