@@ -484,10 +484,14 @@ describe('ChainReader on anvil', () => {
         await anvil.setAutomine(true);
         const head = await anvil.head();
         // Hold the request that asks for the receipt until the block is replaced.
+        // Receipts (raw batches) and logs (viem) leave in separate requests: both are held.
         proxy.misbehave({ kind: 'delay', ms: 3_000, method: 'eth_getTransactionReceipt', times: 1 });
+        proxy.misbehave({ kind: 'delay', ms: 3_000, method: 'eth_getLogs', times: 1 });
         const forward = new ChainReader('ethereum', [proxy.url], { retryDelay: 1, blockReceiptsFrom: 2 });
         const reading = forward.readRange(head, head, new Set([bob]));
-        await proxy.until(() => proxy.calls('eth_getTransactionReceipt').length > 0);
+        await proxy.until(
+          () => proxy.calls('eth_getTransactionReceipt').length > 0 && proxy.calls('eth_getLogs').length > 0,
+        );
         await anvil.reorg(1);
         await expect(reading).rejects.toThrow(ChainMoved);
         expect((await anvil.publicClient.getBlock({ blockNumber: head })).transactions).toEqual([]);
