@@ -93,8 +93,9 @@ type Cursor = { lt: bigint; hash: string } | 'start' | 'done';
  *
  * What becomes a transfer (docs/live-data.md, "TON"): each internal message that carries Toncoin
  * between a followed owner and another account, from successful transactions; and each Jetton
- * movement (TEP-74) of a followed owner's wallet, by owner, with `token_address` the master. The
- * rules that keep one message from being recorded twice are in `transfersOf`.
+ * movement (TEP-74) of a followed owner's wallet, by owner, with `token_address` the master. Every
+ * transfer is named by the transaction that sent its message (`anchorsOf` finds it for the
+ * receiving side), so both sides give it one id; the rules are in `transfersOf`.
  */
 export class TonSource implements ChainSource {
   readonly chain: ChainId;
