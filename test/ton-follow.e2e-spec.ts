@@ -357,6 +357,15 @@ describe.each(DATABASES)('following TON through a toncenter API, on %s', (kind: 
     const payment = async (address: Address) =>
       (await api.list(address)).filter((row) => row.value === value.toString());
     expect(await payment(alice.address)).toHaveLength(1); // from alice's side
+    // alice's side asked the API for erin's sending transaction.
+    expect(
+      ton.calls.filter(
+        (call) =>
+          call.method === 'tryLocateSourceTx' &&
+          call.params.source === raw(erin.address) &&
+          call.params.destination === raw(alice.address),
+      ),
+    ).toHaveLength(1);
 
     await trackLater(erin, 'erin_later', 1_111n);
     const ofErin = await payment(erin.address);

@@ -709,7 +709,11 @@ export class TonSource implements ChainSource {
           !sentByFollowedWallet(incoming, walletOf)
         );
       });
-    const found = await this.map(wanted, (tx) => this.anchorOf(tx.inMessage!, tx.account, placed));
+    const read = new Map<string, Placed[]>();
+    for (const entry of placed) read.set(entry.tx.account, [...(read.get(entry.tx.account) ?? []), entry]);
+    const found = await this.map(wanted, (tx) =>
+      this.anchorOf(tx.inMessage!, tx.account, read.get(tx.inMessage!.source!) ?? []),
+    );
     const anchors = new Map<string, Anchor>();
     wanted.forEach((tx, index) => {
       const anchor = found[index];
@@ -718,10 +722,11 @@ export class TonSource implements ChainSource {
     return anchors;
   }
 
+  /** The sending transaction of `message` (to `destination`): among `read` (the source account's transactions read), else asked. */
   private async anchorOf(
     message: TonMessage,
     destination: string,
-    placed: readonly Placed[],
+    read: readonly Placed[],
   ): Promise<Anchor | undefined> {
     const source = message.source!;
     const indexIn = (tx: TonTransaction): number =>
@@ -730,7 +735,7 @@ export class TonSource implements ChainSource {
         : tx.outMessages.findIndex(
             (out) => out.internal && out.createdLt === message.createdLt && out.destination === destination,
           );
-    for (const entry of placed) {
+    for (const entry of read) {
       const index = indexIn(entry.tx);
       if (index >= 0) return { hash: entry.tx.hash, index, block: entry.block };
     }
