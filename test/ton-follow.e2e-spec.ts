@@ -1,4 +1,4 @@
-import { Address, beginCell, toNano } from '@ton/core';
+import { Address, beginCell, toNano, type Transaction } from '@ton/core';
 import type { SandboxContract, TreasuryContract } from '@ton/sandbox';
 import { findDrift } from '../src/modules/aggregates/aggregates.service';
 import { Db } from '../src/database/db.service';
@@ -130,13 +130,13 @@ describe.each(DATABASES)('following TON through a toncenter API, on %s', (kind: 
 
     const hash = (tx: { hash: () => Buffer }) => tx.hash().toString('hex');
     const rows = new Map((await api.list(alice.address)).map((row) => [row.id, row]));
-    // carol's wallet sent the 5 TON: the message arrives in alice's transaction that the inbound message started.
+    // carol's wallet sent the 5 TON: alice's side names the message by carol's transaction that sent it.
     const aliceIn = [...rows.values()].find(
       (row) => row.from_address === raw(carol.address) && row.value === '5000000000',
     );
     expect(aliceIn).toMatchObject({ token_address: '0', to_address: raw(alice.address), chain: 'ton' });
-    expect(aliceIn!.id).toMatch(/^ton:[0-9a-f]{64}:in$/);
-    expect(received).toBeDefined();
+    expect(aliceIn!.id).toBe(`ton:${hash(received!)}:0`);
+    expect(aliceIn!.tx_hash).toBe(hash(received!));
     expect(rows.get(`ton:${hash(sent!)}:0`)).toMatchObject({
       token_address: '0',
       from_address: raw(alice.address),
@@ -185,10 +185,14 @@ describe.each(DATABASES)('following TON through a toncenter API, on %s', (kind: 
     const moved = (await api.list(bob.address)).filter((row) => row.token_address === master);
     expect(moved).toHaveLength(1);
     expect(moved[0]).toMatchObject({ from_address: raw(carol.address), to_address: raw(bob.address), value: '40000' });
-    // The transaction is the Jetton wallet's: bob's own wallet had none.
+    // Found through bob's Jetton wallet (bob's own wallet had no transaction), named by carol's
+    // Jetton wallet's transaction that sent the internal_transfer.
     const bobWallet = await jetton.walletOf(bob.address);
-    const credit = transactions.find((tx) => (tx.inMessage?.info.dest as Address).equals(bobWallet))!;
-    expect(moved[0]!.tx_hash).toBe(credit.hash().toString('hex'));
+    const carolWallet = await jetton.walletOf(carol.address);
+    const sending = transactions.find((tx) => (tx.inMessage?.info.dest as Address).equals(carolWallet))!;
+    const index = [...sending.outMessages.values()].findIndex((out) => (out.info.dest as Address).equals(bobWallet));
+    expect(moved[0]!.id).toBe(`ton:${sending.hash().toString('hex')}:${index}`);
+    expect(moved[0]!.tx_hash).toBe(sending.hash().toString('hex'));
     expect(transactions.some((tx) => (tx.inMessage?.info.dest as Address).equals(bob.address))).toBe(false);
     expect(await api.holding(bob.address, master)).toBe('40000');
   });
@@ -315,12 +319,137 @@ describe.each(DATABASES)('following TON through a toncenter API, on %s', (kind: 
       const row = await api.sync();
       return found.length >= 3 && row.status === 'synced' ? found : undefined;
     });
-    expect(rows.find((row) => row.tx_hash === paid!.hash().toString('hex'))).toBeUndefined(); // carol's own transaction
+    // Named by carol's transaction that sent it, though carol is not tracked.
+    expect(rows.find((row) => row.tx_hash === paid!.hash().toString('hex'))).toMatchObject({
+      id: `ton:${paid!.hash().toString('hex')}:0`,
+      to_address: raw(dave.address),
+    });
     expect(rows.filter((row) => row.token_address === '0' && row.from_address === raw(carol.address))).toHaveLength(1);
     expect(rows.filter((row) => row.token_address === '0' && row.to_address === raw(carol.address))).toHaveLength(1);
     expect(rows.filter((row) => row.token_address === raw(jetton.master))).toMatchObject([{ value: '7000' }]);
     expect(await api.holding(dave.address)).toBe(await tonBalance(ton, dave.address));
     expect(await api.holding(dave.address, raw(jetton.master))).toBe('7000');
+    await expectNoDrift();
+  });
+
+  /** Tags `wallet` and waits until its backfill has read the page that holds `marker` (a payment of that many nanotons to carol). */
+  const trackLater = async (wallet: SandboxContract<TreasuryContract>, tag: string, marker: bigint): Promise<void> => {
+    await api.tag(tag, [raw(wallet.address)]);
+    await eventually(`the backfill of ${tag}`, async () => {
+      const found = await api.list(wallet.address);
+      const row = await api.sync();
+      return row.status === 'synced' && found.some((entry) => entry.value === marker.toString()) ? true : undefined;
+    });
+    await api.atHead(ton);
+  };
+  const payCarol = async (wallet: SandboxContract<TreasuryContract>, nanotons: bigint) =>
+    ton.record(await wallet.send({ to: carol.address, value: nanotons, bounce: false }));
+  const sentBy = (transactions: Transaction[], account: Address): Transaction =>
+    transactions.find((tx) => (tx.inMessage?.info.dest as Address | undefined)?.equals(account) === true)!;
+
+  it('records a payment from an address tracked later once, named by its sending transaction', async () => {
+    const erin = await ton.blockchain.treasury('erin');
+    const value = toNano('0.7') + 11n;
+    const [sent] = ton.record(await erin.send({ to: alice.address, value, bounce: false }));
+    await payCarol(erin, 1_111n);
+    ton.seal();
+    await api.atHead(ton);
+    const payment = async (address: Address) =>
+      (await api.list(address)).filter((row) => row.value === value.toString());
+    expect(await payment(alice.address)).toHaveLength(1); // from alice's side
+    // alice's side asked the API for erin's sending transaction.
+    expect(
+      ton.calls.filter(
+        (call) =>
+          call.method === 'tryLocateSourceTx' &&
+          call.params.source === raw(erin.address) &&
+          call.params.destination === raw(alice.address),
+      ),
+    ).toHaveLength(1);
+
+    await trackLater(erin, 'erin_later', 1_111n);
+    const ofErin = await payment(erin.address);
+    const ofAlice = await payment(alice.address);
+    expect(ofErin).toHaveLength(1);
+    expect(ofAlice).toEqual(ofErin);
+    expect(ofErin[0]).toMatchObject({
+      id: `ton:${sent!.hash().toString('hex')}:0`,
+      tx_hash: sent!.hash().toString('hex'),
+      from_address: raw(erin.address),
+      to_address: raw(alice.address),
+    });
+    await expectNoDrift();
+  });
+
+  it('records a payment to an address tracked later once', async () => {
+    const frank = await ton.blockchain.treasury('frank');
+    const value = toNano('0.3') + 13n;
+    const sent = sentBy(ton.record(await alice.send({ to: frank.address, value, bounce: false })), alice.address);
+    await payCarol(frank, 2_222n);
+    ton.seal();
+    await api.atHead(ton);
+    await trackLater(frank, 'frank_later', 2_222n);
+    const payment = async (address: Address) =>
+      (await api.list(address)).filter((row) => row.value === value.toString());
+    const ofFrank = await payment(frank.address);
+    expect(ofFrank).toHaveLength(1);
+    expect(await payment(alice.address)).toEqual(ofFrank);
+    expect(ofFrank[0]).toMatchObject({
+      id: `ton:${sent.hash().toString('hex')}:0`,
+      from_address: raw(alice.address),
+      to_address: raw(frank.address),
+    });
+    await expectNoDrift();
+  });
+
+  /** The id of a Jetton transfer: the sending wallet's transaction and the index of its internal_transfer. */
+  const jettonId = (transactions: Transaction[], from: Address, to: Address): string => {
+    const sending = sentBy(transactions, from);
+    const index = [...sending.outMessages.values()].findIndex((out) => (out.info.dest as Address).equals(to));
+    return `ton:${sending.hash().toString('hex')}:${index}`;
+  };
+
+  it('records a Jetton transfer once when its recipient was tracked first and its sender later', async () => {
+    const master = raw(jetton.master);
+    const gus = await ton.blockchain.treasury('gus');
+    await jetton.mint(gus.address, 5_000n);
+    ton.seal();
+    const transactions = await jetton.transfer(gus, alice.address, 3_333n);
+    await payCarol(gus, 3_333n);
+    ton.seal();
+    await api.atHead(ton);
+    const moved = async (address: Address) =>
+      (await api.list(address)).filter((row) => row.token_address === master && row.value === '3333');
+    expect(await moved(alice.address)).toHaveLength(1); // from alice's Jetton wallet
+
+    await trackLater(gus, 'gus_later', 3_333n);
+    const ofGus = await moved(gus.address);
+    expect(ofGus).toHaveLength(1);
+    expect(await moved(alice.address)).toEqual(ofGus);
+    const id = jettonId(transactions, await jetton.walletOf(gus.address), await jetton.walletOf(alice.address));
+    expect(ofGus[0]).toMatchObject({ id, from_address: raw(gus.address), to_address: raw(alice.address) });
+    expect(await api.holding(gus.address, master)).toBe(String(await jetton.balanceOf(gus.address)));
+    await expectNoDrift();
+  });
+
+  it('records a Jetton transfer once when its sender was tracked first and its recipient later', async () => {
+    const master = raw(jetton.master);
+    const hank = await ton.blockchain.treasury('hank');
+    const transactions = await jetton.transfer(alice, hank.address, 4_444n);
+    await payCarol(hank, 4_444n);
+    ton.seal();
+    await api.atHead(ton);
+    const moved = async (address: Address) =>
+      (await api.list(address)).filter((row) => row.token_address === master && row.value === '4444');
+    expect(await moved(alice.address)).toHaveLength(1); // from alice's Jetton wallet
+
+    await trackLater(hank, 'hank_later', 4_444n);
+    const ofHank = await moved(hank.address);
+    expect(ofHank).toHaveLength(1);
+    expect(await moved(alice.address)).toEqual(ofHank);
+    const id = jettonId(transactions, await jetton.walletOf(alice.address), await jetton.walletOf(hank.address));
+    expect(ofHank[0]).toMatchObject({ id, from_address: raw(alice.address), to_address: raw(hank.address) });
+    expect(await api.holding(hank.address, master)).toBe('4444');
     await expectNoDrift();
   });
 
@@ -370,9 +499,9 @@ describe.each(DATABASES)('a TON follower process killed mid-catch-up, on %s', (k
       const transactions = ton.record(
         await payer.send({ to: payee.address, value: toNano('0.01') + BigInt(index), bounce: false }),
       );
-      // The payment is recorded in the payee's transaction, the one its inbound message started.
-      const received = transactions.find((tx) => (tx.inMessage?.info.dest as Address).equals(payee.address))!;
-      hashes.push(received.hash().toString('hex'));
+      // The payment is named by the payer's transaction that sent it (the payer is not tracked).
+      const sent = transactions.find((tx) => (tx.inMessage?.info.dest as Address).equals(payer.address))!;
+      hashes.push(sent.hash().toString('hex'));
       ton.seal();
     }
     const env = {

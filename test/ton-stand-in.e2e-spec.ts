@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { toNano } from '@ton/core';
+import { Address, toNano } from '@ton/core';
 import { onChainContent, TestJetton } from './support/ton-jetton';
 import { TonStandIn } from './support/toncenter-stand-in';
 
@@ -48,6 +48,8 @@ describe('the toncenter stand-in', () => {
   let get: (path: string) => Promise<unknown>;
   let jetton: TestJetton;
   let owner: string;
+  /** alice's payment to bob: the stand-in must name alice's transaction that sent it. */
+  let payment: { source: string; destination: string; createdLt: string; hash: string };
 
   beforeAll(async () => {
     ton = await TonStandIn.start();
@@ -55,7 +57,15 @@ describe('the toncenter stand-in', () => {
     const bob = await ton.blockchain.treasury('bob');
     jetton = await TestJetton.deploy(ton, alice, onChainContent({ name: 'Shape', symbol: 'SHP' }));
     await jetton.mint(alice.address, 1000n);
-    ton.record(await alice.send({ to: bob.address, value: toNano('1'), bounce: false }));
+    const sent = ton.record(await alice.send({ to: bob.address, value: toNano('1'), bounce: false }));
+    const origin = sent.find((tx) => (tx.inMessage?.info.dest as Address).equals(alice.address))!;
+    const message = [...origin.outMessages.values()][0]!;
+    payment = {
+      source: alice.address.toString(),
+      destination: bob.address.toString(),
+      createdLt: message.info.type === 'internal' ? message.info.createdLt.toString() : '',
+      hash: origin.hash().toString('base64'),
+    };
     ton.seal();
     owner = alice.address.toRawString();
     get = async (path) => (await fetch(`${ton.apiUrl}/${path}`)).json();
@@ -73,12 +83,31 @@ describe('the toncenter stand-in', () => {
     ['getTransactions', () => `getTransactions?address=${owner}&limit=5`],
     ['getAddressBalance', () => `getAddressBalance?address=${owner}&seqno=1`],
     ['lookupBlock', () => `lookupBlock?workchain=-1&shard=${SHARD}&seqno=1`],
+    [
+      'tryLocateSourceTx',
+      () =>
+        `tryLocateSourceTx?source=${payment.source}&destination=${payment.destination}&created_lt=${payment.createdLt}`,
+    ],
   ])('answers %s in the documented shape', async (name, path) => {
     const answer = (await get(path())) as Record<string, unknown>;
     const documented = fixture(name) as Record<string, unknown>;
     // `@extra` (a request id) is in every answer; one page leaves it out of its example.
     if (!('@extra' in documented)) delete answer['@extra'];
     expect(differences(documented, answer, 'answer', [])).toEqual([]);
+  });
+
+  it('locates the transaction that sent a message, and refuses one it cannot find', async () => {
+    const query = `source=${payment.source}&destination=${payment.destination}`;
+    const found = (await get(`tryLocateSourceTx?${query}&created_lt=${payment.createdLt}`)) as {
+      ok: boolean;
+      result: { transaction_id: { hash: string } };
+    };
+    expect(found.ok).toBe(true);
+    expect(found.result.transaction_id.hash).toBe(payment.hash);
+    const missing = (await get(`tryLocateSourceTx?${query}&created_lt=${BigInt(payment.createdLt) + 1n}`)) as {
+      ok: boolean;
+    };
+    expect(missing.ok).toBe(false);
   });
 
   it('answers runGetMethod in the documented shape', async () => {

@@ -9,7 +9,7 @@ import { Blockchain, type BlockchainSnapshot, type SendMessageResult } from '@to
  * transaction emulator: the transactions are real TVM executions, and this server groups them into
  * blocks the way a node would show them. Only the methods chaintags' TON source calls are served:
  * getMasterchainInfo, getBlockHeader, shards, getBlockTransactions, getTransactions,
- * getAddressBalance, runGetMethod, lookupBlock; their answers have the documented shapes
+ * getAddressBalance, runGetMethod, lookupBlock, tryLocateSourceTx; their answers have the documented shapes
  * (test/fixtures/ton/, checked by test/ton-stand-in.e2e-spec.ts).
  *
  * Blocks: every `seal` makes one masterchain block. The basechain has one shard
@@ -255,6 +255,8 @@ export class TonStandIn {
         return this.runGetMethod(params);
       case 'lookupBlock':
         return blockIdJson(this.lookup(params));
+      case 'tryLocateSourceTx':
+        return transactionJson(this.sourceTransaction(params));
       default:
         return undefined;
     }
@@ -373,6 +375,32 @@ export class TonStandIn {
       block_id: blockIdJson(this.masters[this.masters.length - 1]!),
       last_transaction_id: { '@type': 'internal.transactionId', lt: '0', hash: Buffer.alloc(32).toString('base64') },
     };
+  }
+
+  /**
+   * The transaction on `source` that sent the internal message to `destination` created at
+   * `created_lt` (toncenter answers `ok: false` when there is none).
+   */
+  private sourceTransaction(params: Record<string, string>): Transaction {
+    if (params.source === undefined || params.destination === undefined || params.created_lt === undefined) {
+      throw new Error('source, destination and created_lt required');
+    }
+    const source = Address.parse(params.source);
+    const destination = Address.parse(params.destination);
+    const createdLt = BigInt(params.created_lt);
+    for (const block of this.shards.values()) {
+      for (const tx of block.transactions) {
+        if (!accountOf(tx).equals(source)) continue;
+        const sent = [...tx.outMessages.values()].some(
+          (message) =>
+            message.info.type === 'internal' &&
+            message.info.createdLt === createdLt &&
+            message.info.dest.equals(destination),
+        );
+        if (sent) return tx;
+      }
+    }
+    throw new Error('LITE_SERVER_UNKNOWN: cannot locate the source transaction');
   }
 
   private lookup(params: Record<string, string>): BlockId {

@@ -24,7 +24,7 @@ import {
 import { tokenFromContract } from '../token-discovery';
 import { jettonMetadata } from './jetton-content';
 import { tonMismatch } from './ton-network';
-import { decodeTransaction, JETTON_OP, jettonBody, type TonTransaction } from './ton-transaction';
+import { decodeTransaction, JETTON_OP, jettonBody, type TonMessage, type TonTransaction } from './ton-transaction';
 import type { JettonWallet, TonRepository } from './ton.repository';
 import { ToncenterApi, ToncenterError } from './toncenter-api';
 import {
@@ -67,6 +67,16 @@ interface Placed {
   block: BlockHeader;
 }
 
+/**
+ * Where an inbound message was sent from: the transaction on its source account, the message's
+ * index among that transaction's out messages, and the masterchain block of that transaction.
+ */
+interface Anchor {
+  hash: string;
+  index: number;
+  block: BlockHeader;
+}
+
 /** Where a backfill of one account is: the next transaction to read back from, or done. */
 type Cursor = { lt: bigint; hash: string } | 'start' | 'done';
 
@@ -83,8 +93,9 @@ type Cursor = { lt: bigint; hash: string } | 'start' | 'done';
  *
  * What becomes a transfer (docs/live-data.md, "TON"): each internal message that carries Toncoin
  * between a followed owner and another account, from successful transactions; and each Jetton
- * movement (TEP-74) of a followed owner's wallet, by owner, with `token_address` the master. The
- * rules that keep one message from being recorded twice are in `transfersOf`.
+ * movement (TEP-74) of a followed owner's wallet, by owner, with `token_address` the master. Every
+ * transfer is named by the transaction that sent its message (`anchorsOf` finds it for the
+ * receiving side), so both sides give it one id; the rules are in `transfersOf`.
  */
 export class TonSource implements ChainSource {
   readonly chain: ChainId;
@@ -199,7 +210,8 @@ export class TonSource implements ChainSource {
     placed.sort((a, b) => compare(a.block.number, b.block.number) || compare(a.tx.lt, b.tx.lt));
 
     const lookup = (wallet: string) => this.wallets.get(wallet) ?? staged.get(wallet);
-    const { transfers, touched } = this.transfersOf(placed, followed, lookup);
+    const anchors = await this.anchorsOf(placed, followed, lookup);
+    const { transfers, touched } = this.transfersOf(placed, followed, lookup, anchors);
     for (const wallet of staged.values()) {
       if (followed.has(wallet.owner)) touched.add(wallet.owner, wallet.master);
     }
@@ -288,7 +300,9 @@ export class TonSource implements ChainSource {
       for (const tx of page) placed.push({ tx, block: await this.blockOfLt(tx.lt) });
     }
     placed.sort((a, b) => compare(a.block.number, b.block.number) || compare(a.tx.lt, b.tx.lt));
-    const { transfers } = this.transfersOf(placed, this.followed, (wallet) => this.wallets.get(wallet));
+    const walletOf = (wallet: string) => this.wallets.get(wallet);
+    const anchors = await this.anchorsOf(placed, this.followed, walletOf);
+    const { transfers } = this.transfersOf(placed, this.followed, walletOf, anchors);
     if (pending.length <= batch.length && batch.every((account) => this.cursor(backfill.id, account) === 'done')) {
       next.nativeNext = backfill.throughBlock + 1n;
       for (const account of accounts) this.cursors.delete(`${backfill.id} ${account}`);
@@ -562,43 +576,56 @@ export class TonSource implements ChainSource {
   /**
    * The transfers of watched accounts' transactions, in order, and the balances they touch.
    *
-   * Toncoin (a followed owner's successful transaction): the inbound internal message's value,
-   * `ton:<tx>:in`, unless its sender is followed too (then the sender's transaction records the
-   * message); each outbound internal message's value, `ton:<tx>:<index>`. Of an aborted
-   * transaction only the inbound value it kept (not bounced back) is recorded. A bounced message is
-   * recorded by the transaction that receives it back (the bounced value, from the account that
-   * bounced it), never by the aborted transaction that bounced it, which records nothing.
+   * Every id names the message's sending side: `ton:<hash of the transaction on the message's
+   * source account>:<index of the message among its out messages>`, whichever side records it, so
+   * that a message recorded from one side and later from the other (an address tracked later, its
+   * backfill) keeps one id. The side that receives a message finds the sending transaction with
+   * `anchorsOf`; `tx_hash` and the block are then the sending transaction's too, so both sides'
+   * records are identical. Only a bounced message keeps `ton:<tx>:in` (the transaction that
+   * receives it back): the transaction that bounced it aborted and records nothing, so no other
+   * side ever records it. So does a burn, which only the burning wallet sees, and an inbound
+   * message whose sending transaction the API could not find.
    *
-   * Jettons (a followed owner's wallet's successful transaction): an `internal_transfer` received
-   * is the movement, `ton:<tx>:in`, from the sending owner (`0` for a mint by the master) to the
-   * wallet's owner; a `transfer` the owner ordered is recorded by the sending wallet,
-   * `ton:<tx>:<index of its internal_transfer>`, only when the recipient is not followed (else the
-   * recipient's wallet records it); a `burn`, `ton:<tx>:in`, goes to the master. A bounced
-   * `internal_transfer` or `burn_notification` gives the tokens back: recorded as a transfer from
-   * the wallet or master that bounced it to the owner, when the original was recorded (the
-   * recipient not followed).
+   * Toncoin (a followed owner's successful transaction): the inbound internal message's value,
+   * unless its sender is followed too (then the sender's transaction records the message); each
+   * outbound internal message's value. Of an aborted transaction only the inbound value it kept
+   * (not bounced back) is recorded. A bounced message is recorded by the transaction that receives
+   * it back (the bounced value, from the account that bounced it), never by the aborted transaction
+   * that bounced it, which records nothing.
+   *
+   * Jettons (a followed owner's wallet's successful transaction): a `transfer` the owner ordered is
+   * recorded by the sending wallet at its `internal_transfer`; an `internal_transfer` received is
+   * recorded by the receiving wallet, from the sending owner (`0` for a mint by the master) to the
+   * wallet's owner, unless it came from a followed owner's wallet (which records it); a `burn` goes
+   * to the master. A bounced `internal_transfer` or `burn_notification` gives the tokens back:
+   * recorded as a transfer from the wallet or master that bounced it to the owner.
    */
   private transfersOf(
     placed: readonly Placed[],
     followed: ReadonlySet<string>,
     walletOf: (account: string) => JettonWallet | undefined,
+    anchors: ReadonlyMap<string, Anchor>,
   ): { transfers: ObservedTransfer[]; touched: TouchedSet } {
     const transfers: ObservedTransfer[] = [];
     const touched = new TouchedSet();
     for (const { tx, block } of placed) {
       if (!tx.successful && !tx.keptInbound) continue;
-      const record = (message: string, token: string, from: string, to: string, value: bigint): void => {
+      // `message` is an out message's index on this transaction, or `in`: the inbound message, named
+      // by its sending transaction when that one was found.
+      const record = (message: number | 'in', token: string, from: string, to: string, value: bigint): void => {
+        const anchor = message === 'in' ? anchors.get(tx.hash) : { hash: tx.hash, index: message, block };
+        const at = anchor ?? { hash: tx.hash, index: 'in', block };
         transfers.push({
-          id: `${this.chain}:${tx.hash}:${message}`,
+          id: `${this.chain}:${at.hash}:${at.index}`,
           chain: this.chain,
           token_address: token,
           from_address: from,
           to_address: to,
           value: value.toString(),
-          tx_hash: tx.hash,
-          block_number: block.number.toString(),
-          block_hash: block.hash,
-          block_time: block.time,
+          tx_hash: at.hash,
+          block_number: at.block.number.toString(),
+          block_hash: at.block.hash,
+          block_time: at.block.time,
         });
       };
       if (followed.has(tx.account)) {
@@ -613,7 +640,7 @@ export class TonSource implements ChainSource {
         if (tx.successful)
           tx.outMessages.forEach((out, index) => {
             if (out.internal && out.destination !== undefined && out.value > 0n) {
-              record(String(index), NATIVE, tx.account, out.destination, out.value);
+              record(index, NATIVE, tx.account, out.destination, out.value);
               if (followed.has(out.destination)) touched.add(out.destination, NATIVE);
             }
           });
@@ -626,32 +653,103 @@ export class TonSource implements ChainSource {
       const { owner, master } = wallet;
       touched.add(owner, master);
       if (incoming.bounced) {
-        // Tokens coming back from a transfer or burn that failed on the other side.
-        const recipientWallet = incoming.source === undefined ? undefined : walletOf(incoming.source);
-        if (incoming.source !== undefined && recipientWallet === undefined) {
-          if (body.op === JETTON_OP.internalTransfer || body.op === JETTON_OP.burnNotification) {
-            record('in', master, incoming.source, owner, body.amount);
-          }
+        // Tokens coming back from a transfer or burn that failed on the other side (which aborted
+        // and recorded nothing).
+        if (
+          incoming.source !== undefined &&
+          (body.op === JETTON_OP.internalTransfer || body.op === JETTON_OP.burnNotification)
+        ) {
+          record('in', master, incoming.source, owner, body.amount);
         }
         continue;
       }
       if (body.op === JETTON_OP.internalTransfer) {
         const fromMaster = incoming.source === master || body.party === master;
         const from = fromMaster ? NATIVE : (body.party ?? incoming.source ?? NATIVE);
-        record('in', master, from, owner, body.amount);
         if (from !== NATIVE && followed.has(from)) touched.add(from, master);
+        if (!sentByFollowedWallet(incoming, walletOf)) record('in', master, from, owner, body.amount);
       } else if (body.op === JETTON_OP.transfer && body.party !== undefined) {
-        if (followed.has(body.party)) {
-          touched.add(body.party, master);
-          continue;
-        }
+        if (followed.has(body.party)) touched.add(body.party, master);
         const index = tx.outMessages.findIndex((out) => out.op === JETTON_OP.internalTransfer);
-        if (index >= 0) record(String(index), master, owner, body.party, body.amount);
+        if (index >= 0) record(index, master, owner, body.party, body.amount);
       } else if (body.op === JETTON_OP.burn) {
         record('in', master, owner, master, body.amount);
       }
     }
     return { transfers, touched };
+  }
+
+  /**
+   * The sending transaction of each inbound message that `transfersOf` records from the receiving
+   * side (by the receiving transaction's hash): a Toncoin message from an account that is not
+   * followed, an `internal_transfer` that did not come from a followed owner's wallet. Found among
+   * the transactions read when the source account is watched, else with `tryLocateSourceTx` (one
+   * call) and, for its masterchain block, `lookupBlock`. A message the API cannot place is left out
+   * (recorded as `ton:<tx>:in`); nothing is cached.
+   */
+  private async anchorsOf(
+    placed: readonly Placed[],
+    followed: ReadonlySet<string>,
+    walletOf: (account: string) => JettonWallet | undefined,
+  ): Promise<Map<string, Anchor>> {
+    const wanted = placed
+      .map(({ tx }) => tx)
+      .filter((tx) => {
+        const incoming = tx.inMessage;
+        if (incoming === undefined || !incoming.internal || incoming.bounced || incoming.source === undefined) {
+          return false;
+        }
+        if (followed.has(tx.account) && tx.keptInbound && incoming.value > 0n && !followed.has(incoming.source)) {
+          return true;
+        }
+        return (
+          tx.successful &&
+          walletOf(tx.account) !== undefined &&
+          jettonBody(incoming)?.op === JETTON_OP.internalTransfer &&
+          !sentByFollowedWallet(incoming, walletOf)
+        );
+      });
+    const read = new Map<string, Placed[]>();
+    for (const entry of placed) read.set(entry.tx.account, [...(read.get(entry.tx.account) ?? []), entry]);
+    const found = await this.map(wanted, (tx) =>
+      this.anchorOf(tx.inMessage!, tx.account, read.get(tx.inMessage!.source!) ?? []),
+    );
+    const anchors = new Map<string, Anchor>();
+    wanted.forEach((tx, index) => {
+      const anchor = found[index];
+      if (anchor !== undefined) anchors.set(tx.hash, anchor);
+    });
+    return anchors;
+  }
+
+  /** The sending transaction of `message` (to `destination`): among `read` (the source account's transactions read), else asked. */
+  private async anchorOf(
+    message: TonMessage,
+    destination: string,
+    read: readonly Placed[],
+  ): Promise<Anchor | undefined> {
+    const source = message.source!;
+    const indexIn = (tx: TonTransaction): number =>
+      tx.account !== source
+        ? -1
+        : tx.outMessages.findIndex(
+            (out) => out.internal && out.createdLt === message.createdLt && out.destination === destination,
+          );
+    for (const entry of read) {
+      const index = indexIn(entry.tx);
+      if (index >= 0) return { hash: entry.tx.hash, index, block: entry.block };
+    }
+    let json: TransactionJson;
+    try {
+      json = await this.api.tryLocateSourceTx(source, destination, message.createdLt);
+    } catch (error) {
+      if (error instanceof ToncenterError) return undefined;
+      throw error;
+    }
+    const tx = decodeTransaction(json.data);
+    const index = indexIn(tx);
+    if (index < 0) return undefined;
+    return { hash: tx.hash, index, block: await this.blockOfLt(tx.lt) };
   }
 
   // --- balances, tokens, history -----------------------------------------------------------------
@@ -781,6 +879,11 @@ function hashHex(text: string): string {
 
 function prevHash(json: TransactionJson): string {
   return Buffer.from(decodeTransaction(json.data).prevHash, 'hex').toString('base64');
+}
+
+/** Whether a Jetton message came from a followed owner's wallet (whose own transaction records it). */
+function sentByFollowedWallet(message: TonMessage, walletOf: (account: string) => JettonWallet | undefined): boolean {
+  return message.source !== undefined && walletOf(message.source) !== undefined;
 }
 
 function accountOf(tx: ShortTxJson): string {

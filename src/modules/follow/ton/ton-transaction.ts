@@ -26,6 +26,8 @@ export interface TonMessage {
   /** Nanotons; 0 for external messages. */
   value: bigint;
   internal: boolean;
+  /** The logical time the message was created at (its sending transaction's); 0 for an external inbound one. */
+  createdLt: bigint;
   bounced: boolean;
   /** The body's first 32 bits, when it has them (after the bounce prefix, for a bounced message). */
   op: number | undefined;
@@ -89,6 +91,7 @@ function messageOf(message: Message): TonMessage {
     destination: info.type === 'external-out' ? undefined : rawOf(info.dest),
     value: internal ? info.value.coins : 0n,
     internal,
+    createdLt: info.type === 'external-in' ? 0n : info.createdLt,
     bounced,
     op,
     body,

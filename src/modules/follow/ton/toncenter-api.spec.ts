@@ -31,6 +31,19 @@ describe('ToncenterApi', () => {
     expect(seen).toEqual([{ url: '/api/v2/getAddressBalance?address=0%3Aab&seqno=7', key: 's3cret' }]);
   });
 
+  it('asks tryLocateSourceTx with the message’s source, destination and created_lt', async () => {
+    reply = {
+      status: 200,
+      body: { ok: true, result: { utime: 1, data: 'te6', transaction_id: { lt: '5', hash: 'h' } } },
+    };
+    const api = new ToncenterApi([base]);
+    const found = await api.tryLocateSourceTx('0:aa', '0:bb', 78473359000006n);
+    expect(found.transaction_id.lt).toBe('5');
+    expect(seen.map((call) => call.url)).toEqual([
+      '/api/v2/tryLocateSourceTx?source=0%3Aaa&destination=0%3Abb&created_lt=78473359000006',
+    ]);
+  });
+
   it("throws the API's refusal as a ToncenterError, without retrying", async () => {
     reply = { status: 422, body: { ok: false, code: 422, error: 'failed to parse workchain' } };
     const api = new ToncenterApi([`${base}/?api_key=s3cret`], { retryDelayMs: 1 });

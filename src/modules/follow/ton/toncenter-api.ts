@@ -1,3 +1,5 @@
+import type { TransactionJson } from './toncenter-shapes';
+
 /**
  * A client of toncenter's HTTP API v2, as toncenter.com and a self-hosted ton-http-api serve it
  * (REST: `GET <base>/<method>?…`, `POST <base>/runGetMethod`; answers `{ ok, result }` or
@@ -69,6 +71,15 @@ export class ToncenterApi {
 
   post<T>(method: string, body: Record<string, unknown>): Promise<T> {
     return this.request<T>(method, {}, body);
+  }
+
+  /**
+   * `tryLocateSourceTx`: the transaction on `source` that sent the internal message to
+   * `destination` created at logical time `createdLt` (the message's `created_lt`). The API
+   * answers `ok: false` (a `ToncenterError`) when it finds none.
+   */
+  tryLocateSourceTx(source: string, destination: string, createdLt: bigint): Promise<TransactionJson> {
+    return this.get<TransactionJson>('tryLocateSourceTx', { source, destination, created_lt: createdLt });
   }
 
   private async request<T>(method: string, params: Params, body: Record<string, unknown> | undefined): Promise<T> {

@@ -37,6 +37,7 @@ export interface ShortTxJson {
   hash: string;
 }
 
+/** An `ext.transaction`: each item of `getTransactions`, and the answer of `tryLocateSourceTx`. */
 export interface TransactionJson {
   utime: number;
   /** The transaction's BOC, base64. */
