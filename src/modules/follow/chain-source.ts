@@ -121,6 +121,15 @@ export interface BackfillState extends BackfillPlan {
   addresses: string[];
 }
 
+/**
+ * The plan of a source whose history has one side (the Bitcoin family, Solana, TON: an account's
+ * own history covers its coins and tokens alike): everything from `nativeBackfillStart` through the
+ * block the addresses were taken in at, and no token side.
+ */
+export function onePassBackfill(settings: FollowedChainConfig, trackedAt: bigint): BackfillPlan {
+  return { throughBlock: trackedAt, tokenNext: trackedAt + 1n, nativeNext: nativeBackfillStart(settings, trackedAt) };
+}
+
 /** The first block of a newly tracked address's native history: NATIVE_BACKFILL_BLOCKS before it was tracked. */
 export function nativeBackfillStart(settings: FollowedChainConfig, trackedAt: bigint): bigint {
   if (settings.nativeBackfillBlocks === 'all') return settings.startBlock;

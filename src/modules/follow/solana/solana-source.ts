@@ -5,7 +5,7 @@ import type { ChainId } from '../../../core/chains/chain-ids';
 import type { TokenInput } from '../../../core/records/record-input';
 import type { FollowedChainConfig } from '../../../config/config';
 import {
-  nativeBackfillStart,
+  onePassBackfill,
   type AddressShape,
   type BackfillPlan,
   type BackfillState,
@@ -197,11 +197,7 @@ export class SolanaSource implements ChainSource {
 
   backfillFor(trackedAt: bigint): BackfillPlan {
     // One side only: token and SOL transfers are found by the same signatures.
-    return {
-      throughBlock: trackedAt,
-      tokenNext: trackedAt + 1n,
-      nativeNext: nativeBackfillStart(this.settings, trackedAt),
-    };
+    return onePassBackfill(this.settings, trackedAt);
   }
 
   async backfillStep(backfill: BackfillState): Promise<{ reading: SourceReading; next: BackfillState }> {

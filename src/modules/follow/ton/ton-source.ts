@@ -5,7 +5,7 @@ import type { Chain } from '../../../core/chains/chain-registry';
 import type { ChainId } from '../../../core/chains/chain-ids';
 import type { TokenInput } from '../../../core/records/record-input';
 import {
-  nativeBackfillStart,
+  onePassBackfill,
   type AddressShape,
   type BackfillPlan,
   type BackfillState,
@@ -264,11 +264,7 @@ export class TonSource implements ChainSource {
 
   backfillFor(trackedAt: bigint): BackfillPlan {
     // One pass over each account's own history covers Toncoin and Jettons: no token side.
-    return {
-      throughBlock: trackedAt,
-      tokenNext: trackedAt + 1n,
-      nativeNext: nativeBackfillStart(this.settings, trackedAt),
-    };
+    return onePassBackfill(this.settings, trackedAt);
   }
 
   /**

@@ -5,6 +5,7 @@ import type { TokenInput } from '../../../core/records/record-input';
 import type { FollowedChainConfig } from '../../../config/config';
 import {
   nativeBackfillStart,
+  onePassBackfill,
   type AddressShape,
   type BackfillPlan,
   type BackfillState,
@@ -211,11 +212,7 @@ export class UtxoSource implements ChainSource {
 
   backfillFor(trackedAt: bigint): BackfillPlan {
     // No token side: the Bitcoin family has native coins only.
-    return {
-      throughBlock: trackedAt,
-      tokenNext: trackedAt + 1n,
-      nativeNext: nativeBackfillStart(this.settings, trackedAt),
-    };
+    return onePassBackfill(this.settings, trackedAt);
   }
 
   /**
