@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { TransactionInput } from '../../core/records/record-input';
+import { binaryOrder } from '../../core/text/binary-order';
 import type { Sql } from '../../database/db.service';
 import type { TransactionDto } from '../transactions/dto/transaction.dto';
 import { TransactionsService } from '../transactions/transactions.service';
@@ -66,7 +67,7 @@ export class WebhookAnnouncements {
           ...(byAddress.get(transfer.from_address) ?? []),
           ...(byAddress.get(transfer.to_address) ?? []),
         ]);
-        if (tags.size > 0) matches.push({ webhookId, transferId: transfer.id, tags: [...tags].sort(binary) });
+        if (tags.size > 0) matches.push({ webhookId, transferId: transfer.id, tags: [...tags].sort(binaryOrder) });
       }
     }
     if (matches.length === 0) return;
@@ -118,8 +119,4 @@ export class WebhookAnnouncements {
     }
     await this.repository.insertEvents(tx, events);
   }
-}
-
-function binary(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

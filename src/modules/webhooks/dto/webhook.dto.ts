@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CHAIN_IDS } from '../../../core/chains/chain-ids';
+import { binaryOrder } from '../../../core/text/binary-order';
 import { toIso } from '../../../database/dialect';
 import { SUBSCRIBABLE_EVENTS } from '../webhook-events';
 import type { DeliveryRow, WebhookRow } from '../webhooks.repository';
@@ -165,7 +166,7 @@ export function toWebhook(row: WebhookRow, tags: readonly string[]): WebhookDto 
   return {
     id: row.id,
     url: row.url,
-    tags: [...tags].sort(compareBinary),
+    tags: [...tags].sort(binaryOrder),
     chains: row.chains === null ? null : (JSON.parse(row.chains) as string[]),
     events: JSON.parse(row.events) as string[],
     description: row.description,
@@ -187,8 +188,4 @@ export function toDelivery(row: DeliveryRow): DeliveryDto {
     error: row.error,
     created_at: toIso(row.created_at),
   };
-}
-
-export function compareBinary(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
