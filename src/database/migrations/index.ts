@@ -13,6 +13,7 @@ import { TagHistory1763700000060 } from './1763700000060-tag-history';
 import { UtxoOutputs1763700000070 } from './1763700000070-utxo-outputs';
 import { Webhooks1763700000080 } from './1763700000080-webhooks';
 import { JettonWallets1763700000090 } from './1763700000090-jetton-wallets';
+import { TagHoldings1763700000100 } from './1763700000100-tag-holdings';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   UtxoOutputs1763700000070,
   Webhooks1763700000080,
   JettonWallets1763700000090,
+  TagHoldings1763700000100,
 ];

@@ -45,6 +45,8 @@ export interface DataDelta {
  */
 export interface TagPart {
   addresses: number;
+  /** The addresses themselves: canonical, distinct, in binary order. */
+  members: readonly string[];
   holdings: { chain: string; token_address: string; count: number; balance: bigint }[];
   transactions: number;
 }

@@ -84,7 +84,12 @@ export async function applyMembersPart(tx: Sql, tagId: number, part: MembersPart
     ({ transactions, counterparties } = await byOtherEnd(tx, part.addresses));
   }
   if (counterparties !== undefined) transactions -= await countWithMembers(tx, tagId, counterparties, members);
-  const tagPart: TagPart = { addresses: part.addresses.length, holdings: part.holdings, transactions };
+  const tagPart: TagPart = {
+    addresses: part.addresses.length,
+    members: part.addresses,
+    holdings: part.holdings,
+    transactions,
+  };
   for (const aggregate of KEPT_AGGREGATES) await aggregate.membersChanged?.(tx, tagId, tagPart, sign);
 }
 

@@ -1,6 +1,7 @@
 import type { KeptAggregate } from './kept-aggregate';
 import { addressStats } from './tables/address-stats';
 import { tagBalances } from './tables/tag-balances';
+import { tagHoldings } from './tables/tag-holdings';
 import { tagStats } from './tables/tag-stats';
 import { tokenHolders } from './tables/token-holders';
 
@@ -10,4 +11,10 @@ import { tokenHolders } from './tables/token-holders';
  * changes, `stats verify` and the tests iterate over this list; a new aggregate is a file in
  * tables/, an entry here where its rows are locked, a migration, and its reader.
  */
-export const KEPT_AGGREGATES: readonly KeptAggregate[] = [addressStats, tagStats, tagBalances, tokenHolders];
+export const KEPT_AGGREGATES: readonly KeptAggregate[] = [
+  addressStats,
+  tagStats,
+  tagBalances,
+  tagHoldings,
+  tokenHolders,
+];

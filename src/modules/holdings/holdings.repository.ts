@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { ChainId } from '../../core/chains/chain-ids';
 import { addressSet } from '../../database/address-sets';
 import { Db } from '../../database/db.service';
-import { lookedUpIn } from '../../database/dialect';
 import { and, list, prepared, raw, sql, SqlFragment } from '../../database/sql';
 import { TagScope } from '../../core/tags/tag-scope';
 
@@ -45,64 +44,58 @@ const POSITIVE = raw("h.balance <> '0'");
 
 @Injectable()
 export class HoldingsRepository {
-  private allHoldings: { count: number; at: number } | undefined;
-
   constructor(private readonly db: Db) {}
 
   /**
-   * The page and the total. A real tag's holdings alone are counted in its kept aggregates
-   * (tag_stats), read once for both; otherwise the count and the page run side by side.
+   * The page and the total. A real tag's holdings (with or without a chain or token) are read from
+   * its kept aggregates: the page's keys from tag_holdings (the members' holdings above zero, in
+   * list order), so a page costs its own rows whatever else is held, and the count of the tag's
+   * holdings alone from tag_stats. Otherwise the count and the page run side by side on holdings.
    */
   async page(filters: HoldingFilters, offset: number, limit: number): Promise<HoldingsPage> {
-    const tag = tagAlone(filters);
+    const tag = filters.address === undefined && filters.scope?.kind === 'tag' ? filters.scope : undefined;
     if (tag === undefined) {
+      const where = whereClause(filters);
       const [total, rows] = await Promise.all([
-        this.db.count(sql`SELECT COUNT(*) FROM holdings h WHERE ${whereClause(filters)}`),
-        this.rows(whereClause(filters), offset, limit, filters.scope === undefined),
+        this.db.count(sql`SELECT COUNT(*) FROM holdings h WHERE ${where}`),
+        this.rows(
+          sql`SELECT h.chain, h.token_address, h.address FROM holdings h WHERE ${where}
+              ORDER BY h.chain, h.token_address, h.address LIMIT ${limit} OFFSET ${offset}`,
+          filters.scope === undefined,
+        ),
       ]);
       return { total, rows };
     }
-    const total = await this.tagHoldingCount(tag.tagId);
+    const conditions = [sql`tag_id = ${tag.tagId}`];
+    if (filters.chain !== undefined) conditions.push(sql`chain = ${filters.chain}`);
+    if (filters.tokenAddress !== undefined) conditions.push(sql`token_address = ${filters.tokenAddress}`);
+    const total =
+      conditions.length === 1
+        ? await this.tagHoldingCount(tag.tagId)
+        : await this.db.count(prepared(sql`SELECT COUNT(*) FROM tag_holdings WHERE ${and(conditions)}`));
     if (total <= offset) return { total, rows: [] };
-    const byMembers = await this.fewerByMembers(total, offset + limit);
-    const where = byMembers
-      ? and([POSITIVE, lookedUpIn(this.db.dialect, raw('h.address'), addressSet(tag))])
-      : whereClause(filters);
-    return { total, rows: await this.rows(where, offset, limit, byMembers) };
+    const keys = sql`SELECT chain, token_address, address FROM tag_holdings WHERE ${and(conditions)}
+                     ORDER BY chain, token_address, address LIMIT ${limit} OFFSET ${offset}`;
+    return { total, rows: await this.rows(keys, true) };
   }
 
   /**
    * In the list order chain, token_address, address: the primary key's, so pages are range scans.
-   * The page's keys first, from an index alone (holdings_positive or holdings_by_address), then its
-   * rows, each with its token, latest price and kept holder count. `keep`: kept prepared, for the
-   * conditions whose plan does not depend on the values (no set of addresses read in list order,
-   * whose best plan depends on the set's size).
+   * The page's keys first (`keys`, from an index alone), then its rows, each with its token, latest
+   * price and kept holder count. `keep`: kept prepared, for the conditions whose plan does not
+   * depend on the values (not an address set, whose best plan depends on its size).
    */
-  private rows(where: SqlFragment, offset: number, limit: number, keep: boolean): Promise<HoldingRow[]> {
+  private rows(keys: SqlFragment, keep: boolean): Promise<HoldingRow[]> {
     const statement = sql`SELECT h.chain, h.address, h.token_address, h.balance, h.updated_at, d.decimals, t.name, t.symbol, t.icon_url,
          (SELECT p.usd FROM prices p WHERE p.token_id = d.token_id ORDER BY p.at DESC LIMIT 1) AS usd,
          COALESCE(th.holders, 0) AS holders
-       FROM (SELECT h.chain, h.token_address, h.address FROM holdings h WHERE ${where}
-             ORDER BY h.chain, h.token_address, h.address LIMIT ${limit} OFFSET ${offset}) k
+       FROM (${keys}) k
        JOIN holdings h ON h.chain = k.chain AND h.token_address = k.token_address AND h.address = k.address
        JOIN token_deployments d ON d.chain = h.chain AND d.address = h.token_address
        JOIN tokens t ON t.id = d.token_id
        LEFT JOIN token_holders th ON th.chain = h.chain AND th.token_address = h.token_address
        ORDER BY h.chain, h.token_address, h.address`;
     return this.db.query<HoldingRow>(keep ? prepared(statement) : statement);
-  }
-
-  /**
-   * A real tag's holdings alone are read one of two ways, chosen from the kept counts. When reading
-   * all holdings in list order would pass over more of them than the tag's members hold before the
-   * page is full (a tag whose members hold few of all holdings), the members' holdings are looked up
-   * by address and sorted; otherwise the page is read in list order, keeping the members' rows.
-   * Left to itself, PostgreSQL read every holding to hash-join them with a tag of 500 members: 100 ms
-   * a page instead of 15.
-   */
-  private async fewerByMembers(tagHoldings: number, rows: number): Promise<boolean> {
-    const all = await this.allHoldingCount();
-    return tagHoldings === 0 || (rows * all) / tagHoldings > tagHoldings;
   }
 
   /** The tag's holdings above zero, kept in tag_stats. */
@@ -112,32 +105,6 @@ export class HoldingsRepository {
     );
     return Number(row?.holding_count ?? 0);
   }
-
-  /**
-   * Everyone's holdings above zero (the kept token_holders, one row per token), for the choice
-   * above only: read again when older than ALL_HOLDINGS_MAX_AGE_MS, since a sum over every token
-   * on every page would grow with the tokens a chain follower discovers, and the choice does not
-   * need it exact.
-   */
-  private async allHoldingCount(): Promise<number> {
-    const now = Date.now();
-    if (this.allHoldings === undefined || now - this.allHoldings.at > ALL_HOLDINGS_MAX_AGE_MS) {
-      const [row] = await this.db.query<{ everyone: number | string | null }>(
-        sql`SELECT SUM(holders) AS everyone FROM token_holders`,
-      );
-      this.allHoldings = { count: Number(row?.everyone ?? 0), at: now };
-    }
-    return this.allHoldings.count;
-  }
-}
-
-/** How long the sum of every token's holders is used for choosing how to read a tag's page. */
-const ALL_HOLDINGS_MAX_AGE_MS = 10_000;
-
-/** The scope when a real tag is the only filter. */
-function tagAlone(filters: HoldingFilters): Extract<TagScope, { kind: 'tag' }> | undefined {
-  const others = filters.chain ?? filters.address ?? filters.tokenAddress;
-  return others === undefined && filters.scope?.kind === 'tag' ? filters.scope : undefined;
 }
 
 function whereClause(filters: HoldingFilters): SqlFragment {
