@@ -171,11 +171,17 @@ export class FollowRepository {
   /**
    * Whether some history is still to be read: a tracked address of the chain's shape that is not
    * followed yet, or a backfill not done.
+   *
+   * Two statements, each seeing what was committed when it started (PostgreSQL's read committed),
+   * so their order matters: a take-in commits an address's follow row and its backfill together.
+   * Read in this order, an address found followed had its take-in committed before the backfills
+   * are read, so its backfill shows there until done. Read the other way round, a take-in
+   * committing between the two would show neither the address as new nor its backfill.
    */
   async historyPending(chain: ChainId, shape: AddressShape): Promise<boolean> {
+    if ((await this.newlyTracked(chain, shape, 50)).some((address) => shape.valid(address))) return true;
     const [backfill] = await this.db.query(sql`SELECT id FROM follower_backfills WHERE chain = ${chain} LIMIT 1`);
-    if (backfill !== undefined) return true;
-    return (await this.newlyTracked(chain, shape, 50)).some((address) => shape.valid(address));
+    return backfill !== undefined;
   }
 
   /** Remembers tracked addresses that look like the chain's but are not valid on it, so they are not read again. */
