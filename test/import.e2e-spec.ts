@@ -14,6 +14,8 @@ import {
   transactionLine,
 } from './support/factories';
 import { DATABASES, startOnFreshDatabase, TestApp } from './support/test-app';
+import { eventually } from './support/follow-client';
+import { importLines } from './support/fixtures';
 import { raw } from '../src/database/sql';
 
 const TABLES: Record<string, string> = {
@@ -338,6 +340,37 @@ describe.each(DATABASES)('import on %s', (kind) => {
     expect(listed).toHaveLength(MAX_LISTED_INVALID);
     expect(listed[MAX_LISTED_INVALID - 1]).toMatch(new RegExp(`^line ${MAX_LISTED_INVALID}: unknown type "nothing"`));
     expect(result.stderr).toContain('... and 5 more invalid lines');
+  });
+
+  it('refreshes the planner statistics after a large import on PostgreSQL, not after a small one', async () => {
+    if (kind !== 'postgres') return;
+    const db = t.app.get(Db);
+    const analysed = async () => {
+      const [row] = await db.query<{ n: number | string }>(
+        raw(`SELECT analyze_count AS n FROM pg_stat_user_tables WHERE relname = 'holdings'`),
+      );
+      return Number(row?.n ?? 0);
+    };
+    const holdings = (from: number, count: number) =>
+      Array.from({ length: count }, (_v, index) =>
+        holdingLine({
+          chain: 'base',
+          address: addressOn('base', `planned-${from + index}`),
+          token_address: '0',
+          balance: String(index + 1),
+          updated_at: '2024-05-01T00:00:00Z',
+        }),
+      );
+    const before = await analysed();
+    await importLines(t, holdings(0, 10));
+    // The statistics collector reports with a delay of its own; a small import's absence is read
+    // together with the large one's presence below.
+    await importLines(t, holdings(10, 10_000));
+    const after = await eventually('the statistics to show the ANALYZE', async () => {
+      const count = await analysed();
+      return count > before ? count : undefined;
+    });
+    expect(after).toBe(before + 1);
   });
 
   it('reports progress at most once a second on a long import', async () => {

@@ -41,6 +41,12 @@ export interface SinkOptions extends RunOptions {
   rowsPerBatch?: number;
 }
 
+/**
+ * A whole-input write of at least this many rows has the planner's statistics of the tables it
+ * writes refreshed once it has committed (IngestRepository.refreshPlannerStatistics).
+ */
+const ANALYZE_AFTER_ROWS = 10_000;
+
 /** Thrown inside a whole-input transaction to roll it back when invalid records forbid the commit. */
 class RolledBack extends Error {}
 
@@ -121,6 +127,8 @@ export class RecordSink {
       return run.report(false);
     }
     run.committed();
+    const written = Object.values(run.report(true).valid).reduce((sum, count) => sum + count, 0);
+    if (written >= ANALYZE_AFTER_ROWS) await this.repository.refreshPlannerStatistics(this.db);
     return run.report(true);
   }
 
