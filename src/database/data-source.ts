@@ -5,6 +5,14 @@ import { DataSourceOptions } from 'typeorm';
 import { DatabaseConfig } from '../config/config';
 import { MIGRATIONS } from './migrations';
 
+/**
+ * PostgreSQL connections a process keeps open however long they are idle. A new connection costs
+ * a new backend process, whose catalog caches start empty, and loses the statements kept prepared
+ * on the one it replaces: with every idle connection closed after 10 s (pg's default), the first
+ * requests after a quiet moment took 2-3 times as long at p99 (bench/README.md, change 22).
+ */
+const POOL_KEPT_OPEN = 10;
+
 /** TypeORM options for either database. Migrations run whenever a DataSource is initialised. */
 export function dataSourceOptions(config: DatabaseConfig): DataSourceOptions {
   const shared = { migrations: MIGRATIONS, migrationsRun: true, synchronize: false, logging: false } as const;
@@ -14,9 +22,10 @@ export function dataSourceOptions(config: DatabaseConfig): DataSourceOptions {
       type: 'postgres',
       url: config.url,
       migrationsTransactionMode: 'each',
+      // Up to POOL_KEPT_OPEN connections stay open once opened; those above close after 10 s idle.
       // Idle connections must not keep a process alive: a command whose start-up failed cannot close
       // its pool (Nest does not close a context whose init failed), and would linger until they time out.
-      extra: { max: 20, connectionTimeoutMillis: 5000, allowExitOnIdle: true },
+      extra: { max: 20, min: POOL_KEPT_OPEN, connectionTimeoutMillis: 5000, allowExitOnIdle: true },
     };
   }
   if (config.path !== ':memory:') mkdirSync(dirname(config.path), { recursive: true });

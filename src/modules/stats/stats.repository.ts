@@ -54,37 +54,35 @@ export class StatsRepository {
     return this.db.transaction((tx) => rebuildAggregates(tx));
   }
 
-  async countsForAddress(address: string): Promise<Counts> {
-    const rows = await this.db.query<CountRow>(
-      prepared(
-        sql`SELECT holding_count AS holdings, txn_count AS transactions FROM address_stats WHERE address = ${address}`,
-      ),
-    );
-    return toCounts(rows[0]);
-  }
-
-  /** An address's own holdings, one per token it holds (holdings_by_address). */
-  totalsForAddress(address: string): Promise<DeploymentTotal[]> {
-    return this.totals(single(address), true);
-  }
-
-  async countsForTag(tagId: number): Promise<Counts & { address_count: number }> {
-    const rows = await this.db.query<CountRow & { addresses: number | string }>(
-      prepared(sql`SELECT address_count AS addresses, holding_count AS holdings, txn_count AS transactions
-          FROM tag_stats WHERE tag_id = ${tagId}`),
-    );
-    return { ...toCounts(rows[0]), address_count: Number(rows[0]?.addresses ?? 0) };
-  }
-
-  async totalsForTag(tagId: number): Promise<DeploymentTotal[]> {
-    const rows = await this.db.query<TotalRow>(
-      prepared(sql`SELECT b.balance, d.decimals,
+  /**
+   * An address's kept counts and its holdings above zero, one per token deployment with the
+   * token's latest price: one statement, so a request wakes one backend once. One row per holding,
+   * each carrying the counts, or one row without a holding.
+   */
+  async forAddress(address: string): Promise<Counts & { totals: DeploymentTotal[] }> {
+    const rows = await this.db.query<CountRow & NullableTotalRow>(
+      prepared(sql`SELECT s.holding_count AS holdings, s.txn_count AS transactions, h.balance, d.decimals,
               (SELECT p.usd FROM prices p WHERE p.token_id = d.token_id ORDER BY p.at DESC LIMIT 1) AS usd
-          FROM tag_balances b
-          JOIN token_deployments d ON d.chain = b.chain AND d.address = b.token_address
-          WHERE b.tag_id = ${tagId} AND b.balance <> '0'`),
+          FROM (SELECT ${address} AS address) a
+          LEFT JOIN address_stats s ON s.address = a.address
+          LEFT JOIN holdings h ON h.address = a.address AND h.balance <> '0'
+          LEFT JOIN token_deployments d ON d.chain = h.chain AND d.address = h.token_address`),
     );
-    return rows.map(toTotal);
+    return { ...toCounts(rows[0]), totals: totalsOf(rows) };
+  }
+
+  /** A tag's kept counts and balance sums per token deployment, with latest prices: one statement, as above. */
+  async forTag(tagId: number): Promise<Counts & { address_count: number; totals: DeploymentTotal[] }> {
+    const rows = await this.db.query<CountRow & { addresses: number | string } & NullableTotalRow>(
+      prepared(sql`SELECT s.address_count AS addresses, s.holding_count AS holdings, s.txn_count AS transactions,
+              b.balance, d.decimals,
+              (SELECT p.usd FROM prices p WHERE p.token_id = d.token_id ORDER BY p.at DESC LIMIT 1) AS usd
+          FROM tag_stats s
+          LEFT JOIN tag_balances b ON b.tag_id = s.tag_id AND b.balance <> '0'
+          LEFT JOIN token_deployments d ON d.chain = b.chain AND d.address = b.token_address
+          WHERE s.tag_id = ${tagId}`),
+    );
+    return { ...toCounts(rows[0]), address_count: Number(rows[0]?.addresses ?? 0), totals: totalsOf(rows) };
   }
 
   /** Computed from the data (the reference SQL): for the reserved tag's set. */
@@ -101,15 +99,15 @@ export class StatsRepository {
     return this.totals(setOf(addressSet(scope)));
   }
 
-  /** `keep`: the statement is kept prepared (one address; a set's plan depends on its size). */
-  private async totals(members: Membership, keep = false): Promise<DeploymentTotal[]> {
+  /** A set's balances per token deployment (not kept prepared: its plan depends on the set's size). */
+  private async totals(members: Membership): Promise<DeploymentTotal[]> {
     const statement = sql`SELECT ${bigSum(this.db.dialect, raw('h.balance'))} AS balance, d.decimals,
               (SELECT p.usd FROM prices p WHERE p.token_id = d.token_id ORDER BY p.at DESC LIMIT 1) AS usd
        FROM holdings h
        JOIN token_deployments d ON d.chain = h.chain AND d.address = h.token_address
        WHERE ${members.is('h.address')} AND h.balance <> '0'
        GROUP BY h.chain, h.token_address, d.decimals, d.token_id`;
-    const rows = await this.db.query<TotalRow>(keep ? prepared(statement) : statement);
+    const rows = await this.db.query<TotalRow>(statement);
     return rows.map(toTotal);
   }
 }
@@ -118,6 +116,21 @@ interface TotalRow {
   balance: string | number;
   decimals: number | string;
   usd: string | number | null;
+}
+
+/** A total's columns from a left join: all null on the row of an address or tag without any. */
+interface NullableTotalRow {
+  balance: string | number | null;
+  decimals: number | string | null;
+  usd: string | number | null;
+}
+
+function totalsOf(rows: readonly NullableTotalRow[]): DeploymentTotal[] {
+  return rows.flatMap((row) =>
+    row.balance === null || row.decimals === null
+      ? []
+      : [toTotal({ ...row, balance: row.balance, decimals: row.decimals })],
+  );
 }
 
 function toTotal(row: TotalRow): DeploymentTotal {
@@ -143,14 +156,6 @@ function countColumns(members: Membership): SqlFragment {
 
 function toCounts(row: CountRow | undefined): Counts {
   return { token_holding_count: Number(row?.holdings ?? 0), txn_count: Number(row?.transactions ?? 0) };
-}
-
-/** One address. */
-function single(address: string): Membership {
-  return {
-    is: (column) => sql`${raw(column)} = ${address}`,
-    isNot: (column) => sql`${raw(column)} <> ${address}`,
-  };
 }
 
 /** The addresses a subquery selects (one column, `address`). */

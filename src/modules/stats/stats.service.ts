@@ -43,23 +43,24 @@ export class StatsService {
   }
 
   async forAddress(address: string): Promise<AddressStats> {
-    const [counts, totals] = await Promise.all([
-      this.stats.countsForAddress(address),
-      this.stats.totalsForAddress(address),
-    ]);
+    const { totals, ...counts } = await this.stats.forAddress(address);
     return { ...counts, total_value_usd: totalUsd(totals) };
   }
 
   async forScope(scope: TagScope): Promise<TagStats> {
-    const [counts, totals] =
-      scope.kind === 'tag'
-        ? await Promise.all([this.stats.countsForTag(scope.tagId), this.stats.totalsForTag(scope.tagId)])
-        : await Promise.all([this.stats.countsForScope(scope), this.stats.totalsForScope(scope)]);
+    const { totals, ...counts } =
+      scope.kind === 'tag' ? await this.stats.forTag(scope.tagId) : await this.computedFor(scope);
     return {
       address_count: counts.address_count,
       token_holding_count: counts.token_holding_count,
       txn_count: counts.txn_count,
       total_value_usd: totalUsd(totals),
     };
+  }
+
+  /** The reserved tag's set has no kept aggregates: its counts and totals from the data, side by side. */
+  private async computedFor(scope: TagScope) {
+    const [counts, totals] = await Promise.all([this.stats.countsForScope(scope), this.stats.totalsForScope(scope)]);
+    return { ...counts, totals };
   }
 }
