@@ -102,7 +102,9 @@ class TagHoldingsDelta implements DataDelta {
     const removed = new Map<string, HoldingRow[]>();
     for (const entry of ordered.filter((row) => row.step < 0)) {
       const key = `${entry.tag_id} ${entry.chain} ${entry.token_address}`;
-      removed.set(key, [...(removed.get(key) ?? []), entry]);
+      const group = removed.get(key);
+      if (group === undefined) removed.set(key, [entry]);
+      else group.push(entry);
     }
     for (const group of removed.values()) {
       const [{ tag_id, chain, token_address }] = group as [HoldingRow];
