@@ -1,7 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { Sql } from '../../database/db.service';
 import { binaryOrder } from '../../core/text/binary-order';
-import type { HoldingChange, TransferChange, TransferEnds } from '../aggregates/aggregates.service';
+import {
+  keptTables,
+  type HoldingChange,
+  type TransferChange,
+  type TransferEnds,
+} from '../aggregates/aggregates.service';
 import { type Dialect, forUpdate, textRows, toIso } from '../../database/dialect';
 import { chunks, list, prepared, raw, ROWS_PER_STATEMENT, rows, sql, SqlFragment } from '../../database/sql';
 import type {
@@ -36,19 +41,8 @@ const TRANSACTION_TYPES = TRANSACTION_FIELDS.map((field) =>
   field === 'value' ? 'numeric' : field === 'block_number' ? 'bigint' : field === 'block_time' ? 'timestamptz' : 'text',
 );
 
-/** The tables a data write fills, with their kept aggregates. */
-const PLANNED_TABLES = [
-  'transactions',
-  'holdings',
-  'tokens',
-  'token_deployments',
-  'prices',
-  'address_stats',
-  'token_holders',
-  'tag_stats',
-  'tag_balances',
-  'tag_holdings',
-];
+/** The tables a data write fills; their kept aggregates come from the registry (keptTables). */
+const DATA_TABLES = ['transactions', 'holdings', 'tokens', 'token_deployments', 'prices'];
 
 /**
  * The sink's writes. Every statement is an upsert, so writing the same records again rewrites
@@ -87,7 +81,7 @@ export class IngestRepository {
    */
   async refreshPlannerStatistics(db: Sql): Promise<void> {
     if (db.dialect !== 'postgres') return;
-    await db.execute(sql`ANALYZE ${raw(PLANNED_TABLES.join(', '))}`);
+    await db.execute(sql`ANALYZE ${raw([...DATA_TABLES, ...keptTables()].join(', '))}`);
   }
 
   async loadCatalog(tx: Sql): Promise<Catalog> {
