@@ -372,10 +372,10 @@ export class ChainFollower {
     for (const token of tokens) this.known.add(token.deployments[0]!.address);
   }
 
-  /** One step of the oldest backfill, committed with its progress. */
+  /** One step of the oldest backfill, committed with its progress; answers whether any is left. */
   private async backfillStep(at: BlockHeader): Promise<boolean> {
     const { repository, source } = this.deps;
-    const [backfill] = await repository.backfills(this.chain);
+    const [backfill, ...others] = await repository.backfills(this.chain);
     if (backfill === undefined) return false;
     const { reading, next } = await source.backfillStep(backfill);
     await this.commit(reading, at, (tx) => repository.progress(tx, next));
@@ -389,7 +389,9 @@ export class ChainFollower {
         `backfill of ${backfill.addresses.length} addresses: ${progressText(backfill, next, this.deps.settings.startBlock)}`,
       );
     }
-    return true;
+    // Whether history is still to be read: after the last step the turn reports synced, so that
+    // GET /v2/sync does not go back to syncing once it has seen the backfill row gone.
+    return !done || others.length > 0;
   }
 
   private async undoReorganisation(position: Position): Promise<void> {
