@@ -3,7 +3,7 @@ import { ApiError } from '../src/core/errors';
 import { parseAddress, type ParsedAddress } from '../src/core/addresses';
 import type { RecordInput } from '../src/core/records/record-input';
 import { totalUsd } from '../src/core/money/valuation';
-import { AggregateWrite, findDrift, keptTables } from '../src/modules/aggregates/aggregates.service';
+import { AggregateWrite, busyAddresses, findDrift, keptTables } from '../src/modules/aggregates/aggregates.service';
 import { Db } from '../src/database/db.service';
 import { raw, sql } from '../src/database/sql';
 import { RecordSink } from '../src/modules/ingest/sink/record-sink';
@@ -28,6 +28,17 @@ const TIMES = ['2024-01-01T00:00:00Z', '2024-02-01T00:00:00Z', '2024-03-01T00:00
 const TAGS = ['alpha_tag', 'beta_tag', '0'];
 const ACCOUNTS = ['alice', 'bob'] as const;
 const BIG = '9'.repeat(78);
+
+/**
+ * How a tag change finds the transactions between the addresses it adds or removes and the tag's
+ * members: reading the addresses' transactions, or looking each member up (busy addresses).
+ */
+const LOOKUPS = {
+  read: { perMember: Infinity, atLeast: Infinity },
+  lookup: { perMember: 0, atLeast: 0 },
+} as const;
+type Lookup = keyof typeof LOOKUPS;
+const DEFAULT_LOOKUP = { ...busyAddresses };
 
 type Step =
   | { kind: 'import'; records: RecordInput[] }
@@ -237,78 +248,129 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
     }
   }
 
+  afterEach(() => {
+    Object.assign(busyAddresses, DEFAULT_LOOKUP);
+  });
+
   it('stay equal to the reference after every step of random imports and tag changes', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 8 }), async (steps) => {
-        await reset();
-        for (const s of steps) {
-          await apply(s);
-          await expectExact();
-        }
-      }),
-      { numRuns: 30 },
+      fc.asyncProperty(
+        fc.constantFrom<Lookup>('read', 'lookup'),
+        fc.array(step, { minLength: 1, maxLength: 8 }),
+        async (lookup, steps) => {
+          Object.assign(busyAddresses, LOOKUPS[lookup]);
+          await reset();
+          for (const s of steps) {
+            await apply(s);
+            await expectExact();
+          }
+        },
+      ),
+      { numRuns: 40 },
     );
   }, 300_000);
 
-  it('count a transfer between two members once, whichever joined first and whichever end it is', async () => {
-    await reset();
-    const [a, b] = [ADDRESSES[0]!, ADDRESSES[1]!];
-    const alice = accountIds.get('alice')!;
-    const steps: Step[] = [
-      { kind: 'assign', account: 'alice', tag: 'alpha_tag', addresses: [a] },
-      { kind: 'import', records: [transfer('pair-1', b, a), transfer('pair-2', a, b)] },
-      { kind: 'assign', account: 'alice', tag: 'alpha_tag', addresses: [b] },
-      { kind: 'remove', account: 'alice', tag: 'alpha_tag', addresses: [a] },
-      { kind: 'assign', account: 'alice', tag: 'alpha_tag', addresses: [a] },
-    ];
-    for (const s of steps) {
-      await apply(s);
-      await expectExact();
-    }
-    const scope = await db.query<{ id: number | string }>(sql`SELECT id FROM tags WHERE account_id = ${alice}`);
-    expect(
-      await stats.forScope({ kind: 'tag', accountId: alice, tagId: Number(scope[0]!.id), revision: 0 }),
-    ).toMatchObject({
-      address_count: 2,
-      txn_count: 2,
-    });
-  });
+  it.each(Object.keys(LOOKUPS) as Lookup[])(
+    'count a transfer between two members once, whichever joined first and whichever end it is (%s)',
+    async (lookup) => {
+      Object.assign(busyAddresses, LOOKUPS[lookup]);
+      await reset();
+      const [a, b] = [ADDRESSES[0]!, ADDRESSES[1]!];
+      const alice = accountIds.get('alice')!;
+      const steps: Step[] = [
+        { kind: 'assign', account: 'alice', tag: 'alpha_tag', addresses: [a] },
+        { kind: 'import', records: [transfer('pair-1', b, a), transfer('pair-2', a, b)] },
+        { kind: 'assign', account: 'alice', tag: 'alpha_tag', addresses: [b] },
+        { kind: 'remove', account: 'alice', tag: 'alpha_tag', addresses: [a] },
+        { kind: 'assign', account: 'alice', tag: 'alpha_tag', addresses: [a] },
+      ];
+      for (const s of steps) {
+        await apply(s);
+        await expectExact();
+      }
+      const scope = await db.query<{ id: number | string }>(sql`SELECT id FROM tags WHERE account_id = ${alice}`);
+      expect(
+        await stats.forScope({ kind: 'tag', accountId: alice, tagId: Number(scope[0]!.id), revision: 0 }),
+      ).toMatchObject({
+        address_count: 2,
+        txn_count: 2,
+      });
+    },
+  );
 
-  it('count a big tag against few new counterparties, and an address with no row yet, exactly', async () => {
+  it.each(Object.keys(LOOKUPS) as Lookup[])(
+    'count a big tag against few new counterparties, and an address with no row yet, exactly (%s)',
+    async (lookup) => {
+      Object.assign(busyAddresses, LOOKUPS[lookup]);
+      await reset();
+      const crowd = Array.from({ length: 14 }, (_v, index) => evmAddress(`aggregates-big-${index}`));
+      const [newcomer, stranger, quiet] = [
+        evmAddress('aggregates-newcomer'),
+        evmAddress('aggregates-stranger'),
+        evmAddress('aggregates-quiet'),
+      ];
+      await apply({
+        kind: 'import',
+        records: [
+          ...crowd.map((member, index) => transfer(`big-${index}`, member, crowd[(index + 1) % crowd.length]!)),
+          transfer('big-in', crowd[0]!, newcomer),
+          transfer('big-out', newcomer, crowd[5]!),
+          transfer('big-stranger', newcomer, stranger),
+          transfer('big-self', newcomer, newcomer),
+          holding(newcomer, TOKENS[1]!, '12'),
+        ],
+      });
+      const steps: Step[] = [
+        // A new tag: its first addresses are counted from their kept transaction counts.
+        { kind: 'assign', account: 'alice', tag: 'alpha_tag', addresses: crowd.slice(0, 7) },
+        // Members already: their other ends are looked up among the members.
+        { kind: 'assign', account: 'alice', tag: 'alpha_tag', addresses: crowd.slice(7) },
+        // Fourteen members against two counterparties: those are looked up, not the members read.
+        { kind: 'assign', account: 'alice', tag: 'alpha_tag', addresses: [newcomer, quiet] },
+        { kind: 'remove', account: 'alice', tag: 'alpha_tag', addresses: [newcomer, crowd[0]!] },
+        { kind: 'assign', account: 'alice', tag: 'alpha_tag', addresses: [newcomer, stranger] },
+        { kind: 'remove', account: 'alice', tag: 'alpha_tag', addresses: [...crowd, newcomer, stranger, quiet] },
+        { kind: 'assign', account: 'alice', tag: 'alpha_tag', addresses: [stranger, newcomer] },
+      ];
+      for (const s of steps) {
+        await apply(s);
+        await expectExact();
+      }
+    },
+  );
+
+  it('count a busy address against the members by lookups with the default costs, exactly', async () => {
     await reset();
-    const crowd = Array.from({ length: 14 }, (_v, index) => evmAddress(`aggregates-big-${index}`));
-    const [newcomer, stranger, quiet] = [
-      evmAddress('aggregates-newcomer'),
-      evmAddress('aggregates-stranger'),
-      evmAddress('aggregates-quiet'),
-    ];
+    const exchange = evmAddress('aggregates-busy');
+    const customer = evmAddress('aggregates-customer');
+    const member = evmAddress('aggregates-member');
+    const partner = evmAddress('aggregates-partner');
+    const alice = accountIds.get('alice')!;
+    // One more transaction than a quiet address may have, all with someone outside the tag.
+    const trades = Array.from({ length: busyAddresses.atLeast + 1 }, (_v, index) =>
+      index % 2 === 0 ? transfer(`busy-${index}`, exchange, customer) : transfer(`busy-${index}`, customer, exchange),
+    );
     await apply({
       kind: 'import',
       records: [
-        ...crowd.map((member, index) => transfer(`big-${index}`, member, crowd[(index + 1) % crowd.length]!)),
-        transfer('big-in', crowd[0]!, newcomer),
-        transfer('big-out', newcomer, crowd[5]!),
-        transfer('big-stranger', newcomer, stranger),
-        transfer('big-self', newcomer, newcomer),
-        holding(newcomer, TOKENS[1]!, '12'),
+        ...trades,
+        transfer('busy-member-in', member, exchange),
+        transfer('busy-member-out', exchange, member),
+        transfer('busy-partner', partner, exchange),
+        transfer('busy-members', member, partner),
       ],
     });
-    const steps: Step[] = [
-      // A new tag: its first addresses are counted from their kept transaction counts.
-      { kind: 'assign', account: 'alice', tag: 'alpha_tag', addresses: crowd.slice(0, 7) },
-      // Members already: their other ends are looked up among the members.
-      { kind: 'assign', account: 'alice', tag: 'alpha_tag', addresses: crowd.slice(7) },
-      // Fourteen members against two counterparties: those are looked up, not the members read.
-      { kind: 'assign', account: 'alice', tag: 'alpha_tag', addresses: [newcomer, quiet] },
-      { kind: 'remove', account: 'alice', tag: 'alpha_tag', addresses: [newcomer, crowd[0]!] },
-      { kind: 'assign', account: 'alice', tag: 'alpha_tag', addresses: [newcomer, stranger] },
-      { kind: 'remove', account: 'alice', tag: 'alpha_tag', addresses: [...crowd, newcomer, stranger, quiet] },
-      { kind: 'assign', account: 'alice', tag: 'alpha_tag', addresses: [stranger, newcomer] },
-    ];
-    for (const s of steps) {
-      await apply(s);
-      await expectExact();
-    }
+    await tags.assign(alice, 'alpha_tag', parsed([member, partner]), 'test_key');
+    await tags.assign(alice, 'alpha_tag', parsed([exchange]), 'test_key');
+    await expectExact();
+    const [tag] = await db.query<{ id: number | string }>(sql`SELECT id FROM tags WHERE account_id = ${alice}`);
+    const scope = { kind: 'tag' as const, accountId: alice, tagId: Number(tag!.id), revision: 0 };
+    // The trades, the three with members and the one between members, each once.
+    expect(await stats.forScope(scope)).toMatchObject({ address_count: 3, txn_count: busyAddresses.atLeast + 5 });
+    await tags.removeFrom(alice, 'alpha_tag', parsed([exchange]), 'test_key');
+    await expectExact();
+    // The members' three with the exchange and the one between them.
+    expect(await stats.forScope({ ...scope, revision: 1 })).toMatchObject({ address_count: 2, txn_count: 4 });
   });
 
   it('stay exact when an import updates them in many rounds', async () => {

@@ -14,6 +14,7 @@ import { UtxoOutputs1763700000070 } from './1763700000070-utxo-outputs';
 import { Webhooks1763700000080 } from './1763700000080-webhooks';
 import { JettonWallets1763700000090 } from './1763700000090-jetton-wallets';
 import { TagHoldings1763700000100 } from './1763700000100-tag-holdings';
+import { TransactionPairs1763700000110 } from './1763700000110-transaction-pairs';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   Webhooks1763700000080,
   JettonWallets1763700000090,
   TagHoldings1763700000100,
+  TransactionPairs1763700000110,
 ];

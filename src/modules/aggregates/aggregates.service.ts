@@ -7,5 +7,11 @@
 export { AggregateWrite } from './data-write';
 export { findDrift, keptTables, rebuildAggregates, type Drift } from './drift';
 export type { HoldingChange, TransferChange, TransferEnds } from './kept-aggregate';
-export { applyMembersPart, lockForMembershipChange, readMembersPart, type MembersPart } from './membership';
+export {
+  applyMembersPart,
+  busyAddresses,
+  lockForMembershipChange,
+  readMembersPart,
+  type MembersPart,
+} from './membership';
 export { createTagStats } from './tables/tag-stats';

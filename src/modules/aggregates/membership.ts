@@ -18,29 +18,39 @@ export interface MembersPart {
   holdings: TagPart['holdings'];
   /** Transactions with an end among the addresses, each once. */
   transactions: number;
+  /** Each address's kept transaction count (exact while its address_stats row is share-locked). */
+  transactionCounts: ReadonlyMap<string, number>;
   /**
-   * Of those, the ones whose other end is not among the addresses, counted by that other end.
-   * Not read (undefined) when the tag had no members; applyMembersPart checks that again under the
-   * tag's lock and reads them then if it has some by now.
+   * What finds the transactions whose other end is a member, once the tag's row is locked. Not
+   * read (undefined) when the tag had no members; applyMembersPart checks that again under the
+   * lock and reads them then if it has some by now.
    */
-  counterparties: Map<string, number> | undefined;
+  otherEnds: OtherEnds | undefined;
+}
+
+/**
+ * The addresses' transactions whose other end is not among them, split by what finding the
+ * members among those other ends costs: a quiet address's transactions are read (before the lock)
+ * and counted by their other end; a busy one's are found under the lock by looking each member up
+ * in transactions_by_pair, so that a busy address costs in proportion to the tag, not to its history.
+ */
+interface OtherEnds {
+  counterparties: Map<string, number>;
+  busy: readonly string[];
 }
 
 /**
  * Takes a shared lock on the addresses' address_stats rows (creating empty ones), then reads their
- * part for the tag. Costs in proportion to their holdings and transactions, not to the tag's size.
+ * part for the tag. Costs in proportion to their holdings and to the quiet ones' transactions.
  *
- * When the tag has no members, the addresses' transactions (each once) are the sum of their kept
- * txn_count (exact: the rows are locked against data writes) less the transactions between two of
- * them, which that sum counts for both ends; those are found in the recipient's index, which
- * carries the sender, without reading rows. That is the cheap case, and the common one: a new
- * tag's first addresses, and most tags are written in one request. Otherwise the transactions are
- * read grouped by their other end (byOtherEnd), so that under the tag's lock only those other ends
- * are looked up among the members.
+ * The addresses' transactions (each once) are the sum of their kept txn_count (exact: the rows are
+ * locked against data writes) less the transactions between two of them, which that sum counts for
+ * both ends; those are found in the recipient's index, which carries the sender, without reading
+ * rows. When the tag has members, the transactions with a member must not count again: readOtherEnds.
  */
 export async function readMembersPart(tx: Sql, tagId: number, addresses: readonly string[]): Promise<MembersPart> {
   const ordered = [...new Set(addresses)].sort(binaryOrder);
-  const txnCounts = await shareAddressRows(tx, ordered);
+  const transactionCounts = await shareAddressRows(tx, ordered);
   const held = new Map<string, TagPart['holdings'][number]>();
   for (const chunk of chunks(ordered)) {
     const holdings = await tx.query<{ chain: string; token_address: string; n: number | string; balance: string }>(
@@ -55,17 +65,19 @@ export async function readMembersPart(tx: Sql, tagId: number, addresses: readonl
       held.set(key, entry);
     }
   }
-  const part = {
+  // An address without transactions is an end of none.
+  const active = ordered.filter((address) => (transactionCounts.get(address) ?? 0) > 0);
+  const ends = active.reduce((sum, address) => sum + transactionCounts.get(address)!, 0);
+  const members = await memberCount(tx, tagId);
+  return {
     addresses: ordered,
     holdings: [...held.values()].sort(
       (a, b) => binaryOrder(a.chain, b.chain) || binaryOrder(a.token_address, b.token_address),
     ),
+    transactions: ends - (await betweenThemselves(tx, active)),
+    transactionCounts,
+    otherEnds: members > 0 ? await readOtherEnds(tx, ordered, transactionCounts, members) : undefined,
   };
-  if (await hasMembers(tx, tagId)) return { ...part, ...(await byOtherEnd(tx, ordered)) };
-  // An address without transactions is an end of none.
-  const active = ordered.filter((address) => (txnCounts.get(address) ?? 0) > 0);
-  const ends = active.reduce((sum, address) => sum + txnCounts.get(address)!, 0);
-  return { ...part, transactions: ends - (await betweenThemselves(tx, active)), counterparties: undefined };
 }
 
 /**
@@ -78,40 +90,64 @@ export async function applyMembersPart(tx: Sql, tagId: number, part: MembersPart
   if (part.addresses.length === 0) return;
   const members = await lockTag(tx, tagId);
   if (members === undefined) return;
-  let { transactions, counterparties } = part;
   // The tag had no members when the part was read; another change may have added some since.
-  if (counterparties === undefined && (await hasMembers(tx, tagId))) {
-    ({ transactions, counterparties } = await byOtherEnd(tx, part.addresses));
-  }
-  if (counterparties !== undefined) transactions -= await countWithMembers(tx, tagId, counterparties, members);
+  const otherEnds =
+    part.otherEnds ??
+    (members > 0 ? await readOtherEnds(tx, part.addresses, part.transactionCounts, members) : undefined);
+  const shared =
+    otherEnds === undefined
+      ? 0
+      : (await countWithMembers(tx, tagId, otherEnds.counterparties, members)) +
+        (await busyWithMembers(tx, tagId, otherEnds.busy));
   const tagPart: TagPart = {
     addresses: part.addresses.length,
     members: part.addresses,
     holdings: part.holdings,
-    transactions,
+    transactions: part.transactions - shared,
   };
   for (const aggregate of KEPT_AGGREGATES) await aggregate.membersChanged?.(tx, tagId, tagPart, sign);
 }
 
-/** Whether the tag has any member now (addresses being added are not yet, those being removed no longer). */
-async function hasMembers(tx: Sql, tagId: number): Promise<boolean> {
-  const found = await tx.query(sql`SELECT 1 AS member FROM address_tags WHERE tag_id = ${tagId} LIMIT 1`);
-  return found.length > 0;
+/** The tag's member count as last committed (exact under the tag's lock, a guess before it). */
+async function memberCount(tx: Sql, tagId: number): Promise<number> {
+  const [row] = await tx.query<{ address_count: number | string }>(
+    sql`SELECT address_count FROM tag_stats WHERE tag_id = ${tagId}`,
+  );
+  return Number(row?.address_count ?? 0);
 }
 
 /**
- * The addresses' transactions, each once, and those whose other end is not among them counted by
- * that other end: per chunk, the sent ones by recipient and the received ones by sender. A
- * transaction between two of them counts with its sender only, a transfer to oneself once.
+ * Which addresses are busy. Looking an address up against each member costs two index lookups per
+ * member, under the tag's lock; reading its transactions costs about a row each, before the lock.
+ * An address is looked up when it has more than `perMember` transactions per member of the tag and
+ * more than `atLeast` in all. Only the cost depends on these: the property tests run with every
+ * address busy (both 0) and with none (`atLeast` Infinity).
  */
-async function byOtherEnd(
+export const busyAddresses = { perMember: 4, atLeast: 1_000 };
+
+/**
+ * The addresses' transactions whose other end is not among them: the quiet addresses' read and
+ * counted by that other end (per chunk, the sent ones by recipient and the received ones by
+ * sender), the busy ones named for busyWithMembers. `members` only chooses which is which, so a
+ * guess made before the tag's lock gives the same counts as the exact number.
+ */
+async function readOtherEnds(
   tx: Sql,
   ordered: readonly string[],
-): Promise<{ transactions: number; counterparties: Map<string, number> }> {
+  transactionCounts: ReadonlyMap<string, number>,
+  members: number,
+): Promise<OtherEnds> {
+  const busyAbove = Math.max(busyAddresses.atLeast, members * busyAddresses.perMember);
+  const busy: string[] = [];
+  const quiet: string[] = [];
+  for (const address of ordered) {
+    const count = transactionCounts.get(address) ?? 0;
+    if (count > busyAbove) busy.push(address);
+    else if (count > 0) quiet.push(address);
+  }
   const inPart = new Set(ordered);
   const counterparties = new Map<string, number>();
-  let transactions = 0;
-  for (const chunk of chunks(ordered)) {
+  for (const chunk of chunks(quiet)) {
     const sent = await tx.query<{ other: string; n: number | string }>(
       sql`SELECT to_address AS other, COUNT(*) AS n FROM transactions WHERE from_address IN (${list(chunk)})
           GROUP BY to_address`,
@@ -120,14 +156,34 @@ async function byOtherEnd(
       sql`SELECT from_address AS other, COUNT(*) AS n FROM transactions WHERE to_address IN (${list(chunk)})
           GROUP BY from_address`,
     );
-    for (const row of [...sent, ...received.filter((row) => !inPart.has(row.other))]) {
-      const n = Number(row.n);
-      transactions += n;
-      if (!inPart.has(row.other)) counterparties.set(row.other, (counterparties.get(row.other) ?? 0) + n);
+    for (const row of [...sent, ...received]) {
+      if (!inPart.has(row.other)) counterparties.set(row.other, (counterparties.get(row.other) ?? 0) + Number(row.n));
     }
   }
-  return { transactions, counterparties };
+  return { counterparties, busy };
 }
+
+/**
+ * The transactions between the busy addresses and the tag's members, in both directions, each
+ * member looked up in transactions_by_pair (recipient, sender). Under the tag's lock: it depends
+ * on who the members are. The members are none of the busy addresses, so no transaction is to itself.
+ */
+async function busyWithMembers(tx: Sql, tagId: number, busy: readonly string[]): Promise<number> {
+  let count = 0;
+  for (const chunk of chunks(busy, BUSY_PER_STATEMENT)) {
+    const [row] = await tx.query<{ sent: number | string; received: number | string }>(
+      sql`SELECT (SELECT COUNT(*) FROM address_tags m JOIN transactions t ON t.to_address = m.address
+                  AND t.from_address IN (${list(chunk)}) WHERE m.tag_id = ${tagId}) AS sent,
+                 (SELECT COUNT(*) FROM address_tags m JOIN transactions t ON t.from_address = m.address
+                  AND t.to_address IN (${list(chunk)}) WHERE m.tag_id = ${tagId}) AS received`,
+    );
+    count += Number(row?.sent ?? 0) + Number(row?.received ?? 0);
+  }
+  return count;
+}
+
+/** Busy addresses per statement: each is looked up against every member, so a few at a time. */
+const BUSY_PER_STATEMENT = 16;
 
 /** Senders to match in one statement: one reading of the recipients' index entries for all of them. */
 const SENDERS_PER_STATEMENT = 10_000;
