@@ -30,6 +30,7 @@ import {
   transferChecked,
 } from './support/solana-tokens';
 import { DATABASES, DatabaseKind, freshDatabase, newKey, startTestApp, TestApp } from './support/test-app';
+import { deliveriesOf, hookAsAlice, WebhookReceiver } from './support/webhook-receiver';
 
 /**
  * The Solana follower (contract §16) against real transactions: litesvm executes them (System,
@@ -348,9 +349,14 @@ describe.each(DATABASES)('following Solana from a node, on %s', (kind: DatabaseK
   let alice: KeyPairSigner; // tracked
   let bob: KeyPairSigner; // tracked
   let carol: KeyPairSigner; // nobody tracks it
+  let receiver: WebhookReceiver;
 
   const start = async (): Promise<void> => {
-    t = await startTestApp({ databaseUrl: db.url, keys, env: followEnv(node.url) });
+    t = await startTestApp({
+      databaseUrl: db.url,
+      keys,
+      env: followEnv(node.url, { WEBHOOK_ALLOW_PRIVATE_URLS: 'on', WEBHOOK_RETRY_SECONDS: '1,1,1' }),
+    });
     api = new SolanaClient(t);
   };
 
@@ -366,7 +372,7 @@ describe.each(DATABASES)('following Solana from a node, on %s', (kind: DatabaseK
     carol = await generateKeyPairSigner();
     for (const signer of [funder, alice, bob, carol]) node.svm.airdrop(signer.address, lamports(100n * SOL));
     node.produce();
-    db = await freshDatabase(kind);
+    [db, receiver] = await Promise.all([freshDatabase(kind), WebhookReceiver.start()]);
     await start();
     await api.tag('solana_wallets', [alice.address, bob.address]);
     await api.atTip(node);
@@ -374,6 +380,7 @@ describe.each(DATABASES)('following Solana from a node, on %s', (kind: DatabaseK
 
   afterAll(async () => {
     await t?.close();
+    await receiver?.close();
     await db?.drop();
     await node?.close();
   });
@@ -655,6 +662,53 @@ describe.each(DATABASES)('following Solana from a node, on %s', (kind: DatabaseK
     expect(new Set(rows.map((row) => row.id)).size).toBe(rows.length);
     expect(await api.balance(alice.address)).toBe(lamportsOf(node, alice.address).toString());
     await expectNoDrift();
+  });
+
+  it('announces each live transfer of tagged wallets to a webhook once, as /v2/transactions shows it, and no history a backfill finds', async () => {
+    // The later tag exists before the webhook names it; erin joins it once the webhook listens.
+    await api.tag('solana_later', [(await generateKeyPairSigner()).address]);
+    const hook = await hookAsAlice(t, receiver, '/solana', {
+      tags: ['solana_wallets', 'solana_later'],
+      chains: ['solana'],
+    });
+    const erin = await generateKeyPairSigner();
+    const between = await node.send(alice, [sendSol(alice, bob.address, 4_321n)]);
+    const earlier = await node.send(funder, [sendSol(funder, erin.address, 2n * SOL)]);
+    node.produce();
+    await api.atTip(node);
+    await api.tag('solana_later', [erin.address]);
+    await eventually('the backfill of erin', async () =>
+      byId(await api.list(erin.address)).has(`solana:${earlier.signature}:0`) && (await api.sync()).status === 'synced'
+        ? true
+        : undefined,
+    );
+    const live = await node.send(funder, [sendSol(funder, erin.address, 77n)]);
+    node.produce();
+    await api.atTip(node);
+
+    const shown = [
+      ...(await api.list(bob.address)).filter((row) => row.tx_hash === between.signature),
+      ...(await api.list(erin.address)).filter((row) => row.tx_hash === live.signature),
+    ];
+    expect(shown.map((row) => row.id)).toEqual([`solana:${between.signature}:0`, `solana:${live.signature}:0`]);
+    await eventually('both deliveries answered', async () => {
+      const log = await deliveriesOf(t, hook);
+      return log.length >= 2 && log.every((row) => row.status === 'delivered') ? true : undefined;
+    });
+    expect(await deliveriesOf(t, hook)).toHaveLength(2);
+    const received = receiver.at('/solana');
+    expect(received.map((request) => request.verified?.type)).toEqual([
+      'transaction.confirmed',
+      'transaction.confirmed',
+    ]);
+    const delivered = received
+      .map((request) => request.verified!.data)
+      .sort((a, b) => String(a.transaction!.id).localeCompare(String(b.transaction!.id)));
+    const expected = [
+      { transaction: shown[0], tags: ['solana_wallets'] },
+      { transaction: shown[1], tags: ['solana_later'] },
+    ].sort((a, b) => a.transaction!.id.localeCompare(b.transaction!.id));
+    expect(delivered).toEqual(expected);
   });
 });
 
