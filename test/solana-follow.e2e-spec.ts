@@ -11,6 +11,7 @@ import {
   type EncodedAccount,
   type KeyPairSigner,
 } from '@solana/kit';
+import { Client } from 'pg';
 import { findDrift } from '../src/modules/aggregates/aggregates.service';
 import { Db } from '../src/database/db.service';
 import { MAINNET_GENESIS_HASH } from '../src/modules/follow/solana/network';
@@ -769,6 +770,90 @@ describe.each(DATABASES)('a Solana follower process killed mid-catch-up, on %s',
     const rows = await api.everyTransaction(`chain=solana&address=${miner.address}`);
     expect(rows.map((row) => row.tx_hash).sort()).toEqual([...signatures].sort());
     expect(await api.balance(miner.address)).toBe(lamportsOf(node, miner.address).toString());
+    expect(await findDrift(t.app.get(Db))).toEqual([]);
+  });
+});
+
+describe('two Solana follower processes on one PostgreSQL', () => {
+  let node: SolanaStandIn;
+  let db: { url: string; drop: () => Promise<void> };
+  let t: TestApp;
+  const workers: FollowerProcess[] = [];
+
+  beforeAll(async () => {
+    node = await startSolanaStandIn();
+    db = await freshDatabase('postgres');
+    t = await startTestApp({ databaseUrl: db.url });
+  });
+
+  afterAll(async () => {
+    await Promise.all(workers.map((worker) => worker.kill()));
+    await t?.close();
+    await db?.drop();
+    await node?.close();
+  });
+
+  async function holder(): Promise<string | null> {
+    const client = new Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      const result = await client.query<{ holder: string | null }>(
+        `SELECT holder FROM followers WHERE chain = 'solana'`,
+      );
+      return result.rows[0]?.holder ?? null;
+    } finally {
+      await client.end();
+    }
+  }
+
+  it('has one writer, and the standby takes over when the writer dies; every signature recorded once', async () => {
+    const api = new SolanaClient(t);
+    const funder = await generateKeyPairSigner();
+    const watched = await generateKeyPairSigner();
+    node.svm.airdrop(funder.address, lamports(100n * SOL));
+    node.produce();
+    await api.tag('two_workers', [watched.address]);
+    const env = {
+      RPC_URL_SOLANA: node.url,
+      NETWORK_SOLANA: 'localnet',
+      FOLLOW_INTERVAL_MS: '100',
+      FOLLOW_LEASE_SECONDS: '2',
+    };
+    let sent = 0n;
+    const pay = async (): Promise<string> => {
+      // At least the rent-exempt minimum on the first: an account left below it fails the transaction.
+      const paid = await node.send(funder, [sendSol(funder, watched.address, 1_000_000n + sent++)]);
+      expect(paid.failed).toBe(false);
+      node.produce();
+      return paid.signature;
+    };
+    const recorded = (signature: string) => async () =>
+      (await api.list(watched.address)).some((row) => row.tx_hash === signature) ? true : undefined;
+
+    const one = startFollowerProcess(db.url, env);
+    const other = startFollowerProcess(db.url, env);
+    workers.push(one, other);
+    const paid = [await pay()];
+    await eventually('the first payment', recorded(paid[0]!), 60_000);
+    const writer = await eventually('a lease holder', async () => (await holder()) ?? undefined);
+    const writers = [one, other].filter((worker) => writer.includes(`:${worker.pid}:`));
+    expect(writers).toHaveLength(1);
+    const standby = writers[0] === one ? other : one;
+    await eventually('the other process to stand by', () =>
+      Promise.resolve(standby.log().includes('another process follows this chain') ? true : undefined),
+    );
+    paid.push(await pay());
+    await eventually('the writer to record the second payment', recorded(paid[1]!), 30_000);
+
+    writers[0]!.signal('SIGKILL');
+    await writers[0]!.exited;
+    paid.push(await pay(), await pay());
+    await eventually('the standby to take over after a crash', recorded(paid[3]!), 30_000);
+    expect(await holder()).toContain(`:${standby.pid}:`);
+    const rows = await api.everyTransaction(`chain=solana&address=${watched.address}`);
+    expect(rows.map((row) => row.tx_hash).sort()).toEqual([...paid].sort());
+    expect(rows.map((row) => row.id).sort()).toEqual(paid.map((signature) => `solana:${signature}:0`).sort());
+    expect(await api.balance(watched.address)).toBe(lamportsOf(node, watched.address).toString());
     expect(await findDrift(t.app.get(Db))).toEqual([]);
   });
 });
