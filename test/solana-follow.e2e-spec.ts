@@ -897,6 +897,36 @@ describe.each(DATABASES)('a Solana node of another network, on %s', (kind: Datab
     expect(node.methods).not.toContain('getBlock');
   });
 
+  it('writes nothing on localnet for a node whose genesis hash is mainnet-beta’s, and says why in /v2/sync', async () => {
+    // A database of its own: the process above holds the chain's lease on the first one.
+    const mainnet = await startSolanaStandIn({ genesisHash: MAINNET_GENESIS_HASH });
+    const own = await freshDatabase(kind);
+    const other = await startTestApp({ databaseUrl: own.url, env: followEnv(mainnet.url) });
+    try {
+      const api = new SolanaClient(other);
+      const funder = await generateKeyPairSigner();
+      const watched = await generateKeyPairSigner();
+      mainnet.svm.airdrop(funder.address, lamports(10n * SOL));
+      await api.tag('not_local', [watched.address]);
+      await mainnet.send(funder, [sendSol(funder, watched.address, 1_000n)]);
+      mainnet.produce();
+      const row = await eventually('the error', async () => {
+        const found = await api.sync();
+        return found.status === 'error' ? found : undefined;
+      });
+      expect(row.error).toContain(
+        `NETWORK_SOLANA is localnet, but the node's genesis hash (${MAINNET_GENESIS_HASH}) is mainnet-beta's`,
+      );
+      expect(row.indexed_block).toBeNull();
+      expect(await api.list(watched.address)).toEqual([]);
+      expect(mainnet.methods).not.toContain('getBlock');
+    } finally {
+      await other.close();
+      await own.drop();
+      await mainnet.close();
+    }
+  });
+
   it('follows a node whose genesis hash is mainnet-beta’s', async () => {
     // A database of its own: the process above holds the chain's lease on the first one.
     const mainnet = await startSolanaStandIn({ genesisHash: MAINNET_GENESIS_HASH });
