@@ -1,5 +1,6 @@
 import { Address, beginCell, toNano, type Transaction } from '@ton/core';
 import type { SandboxContract, TreasuryContract } from '@ton/sandbox';
+import { Client } from 'pg';
 import { findDrift } from '../src/modules/aggregates/aggregates.service';
 import { Db } from '../src/database/db.service';
 import { eventually, FollowClient, HoldingRow, SyncRow, TransactionRow } from './support/follow-client';
@@ -605,6 +606,85 @@ describe.each(DATABASES)('a TON follower process killed mid-catch-up, on %s', (k
     expect(victim.log()).not.toContain(API_KEY);
     expect(survivor.log()).not.toContain(API_KEY);
     expect(survivor.log()).toContain('ton');
+  });
+});
+
+describe('two TON follower processes on one PostgreSQL', () => {
+  let ton: TonStandIn;
+  let db: { url: string; drop: () => Promise<void> };
+  let t: TestApp;
+  const workers: FollowerProcess[] = [];
+
+  beforeAll(async () => {
+    ton = await TonStandIn.start({ apiKey: API_KEY });
+    db = await freshDatabase('postgres');
+    t = await startTestApp({ databaseUrl: db.url });
+  });
+
+  afterAll(async () => {
+    await Promise.all(workers.map((worker) => worker.kill()));
+    await t?.close();
+    await db?.drop();
+    await ton?.close();
+  });
+
+  async function holder(): Promise<string | null> {
+    const client = new Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      const result = await client.query<{ holder: string | null }>(`SELECT holder FROM followers WHERE chain = 'ton'`);
+      return result.rows[0]?.holder ?? null;
+    } finally {
+      await client.end();
+    }
+  }
+
+  it('has one writer, and the standby takes over when the writer dies; every payment recorded once', async () => {
+    const api = new TonClient(t);
+    const payer = await ton.blockchain.treasury('payer');
+    const payee = await ton.blockchain.treasury('payee');
+    await api.tag('two_workers', [raw(payee.address)]);
+    ton.seal();
+    const env = followEnv(ton, { FOLLOW_LEASE_SECONDS: '2' });
+    let sent = 0n;
+    /** A payment to the tracked payee in a block of its own; answers the payer's transaction that sent it. */
+    const pay = async (): Promise<string> => {
+      const transactions = ton.record(
+        await payer.send({ to: payee.address, value: toNano('0.01') + sent++, bounce: false }),
+      );
+      ton.seal();
+      const sending = transactions.find((tx) => (tx.inMessage?.info.dest as Address).equals(payer.address))!;
+      return sending.hash().toString('hex');
+    };
+    const recorded = (hash: string) => async () =>
+      (await api.list(payee.address)).some((row) => row.tx_hash === hash) ? true : undefined;
+
+    const one = startFollowerProcess(db.url, env);
+    const other = startFollowerProcess(db.url, env);
+    workers.push(one, other);
+    const paid = [await pay()];
+    await eventually('the first payment', recorded(paid[0]!), 60_000);
+    const writer = await eventually('a lease holder', async () => (await holder()) ?? undefined);
+    const writers = [one, other].filter((worker) => writer.includes(`:${worker.pid}:`));
+    expect(writers).toHaveLength(1);
+    const standby = writers[0] === one ? other : one;
+    await eventually('the other process to stand by', () =>
+      Promise.resolve(standby.log().includes('another process follows this chain') ? true : undefined),
+    );
+    paid.push(await pay());
+    await eventually('the writer to record the second payment', recorded(paid[1]!), 30_000);
+
+    writers[0]!.signal('SIGKILL');
+    await writers[0]!.exited;
+    paid.push(await pay(), await pay());
+    await eventually('the standby to take over after a crash', recorded(paid[3]!), 30_000);
+    expect(await holder()).toContain(`:${standby.pid}:`);
+    const rows = await api.list(payee.address);
+    const payments = rows.filter((row) => row.from_address === raw(payer.address));
+    expect(payments.map((row) => row.tx_hash).sort()).toEqual([...paid].sort());
+    expect(new Set(rows.map((row) => row.id)).size).toBe(rows.length);
+    expect(await api.holding(payee.address)).toBe(await tonBalance(ton, payee.address));
+    expect(await findDrift(t.app.get(Db))).toEqual([]);
   });
 });
 
