@@ -27,6 +27,7 @@
  *                        [--cpu-prof] [--service-log] [--seed S]
  *   npm run bench:follow -- --family utxo [...]: the Bitcoin family on litecoind (bench/follow-utxo.ts)
  *   npm run bench:follow -- --family solana [...]: Solana on litesvm behind a JSON-RPC stand-in (bench/follow-solana.ts)
+ *   npm run bench:follow -- --family ton [...]: TON on @ton/sandbox behind a toncenter stand-in (bench/follow-ton.ts)
  *
  * Nothing here runs in `npm test`.
  */

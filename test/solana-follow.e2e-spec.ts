@@ -11,6 +11,7 @@ import {
   type EncodedAccount,
   type KeyPairSigner,
 } from '@solana/kit';
+import { Client } from 'pg';
 import { findDrift } from '../src/modules/aggregates/aggregates.service';
 import { Db } from '../src/database/db.service';
 import { MAINNET_GENESIS_HASH } from '../src/modules/follow/solana/network';
@@ -30,6 +31,7 @@ import {
   transferChecked,
 } from './support/solana-tokens';
 import { DATABASES, DatabaseKind, freshDatabase, newKey, startTestApp, TestApp } from './support/test-app';
+import { deliveriesOf, hookAsAlice, WebhookReceiver } from './support/webhook-receiver';
 
 /**
  * The Solana follower (contract §16) against real transactions: litesvm executes them (System,
@@ -348,9 +350,14 @@ describe.each(DATABASES)('following Solana from a node, on %s', (kind: DatabaseK
   let alice: KeyPairSigner; // tracked
   let bob: KeyPairSigner; // tracked
   let carol: KeyPairSigner; // nobody tracks it
+  let receiver: WebhookReceiver;
 
   const start = async (): Promise<void> => {
-    t = await startTestApp({ databaseUrl: db.url, keys, env: followEnv(node.url) });
+    t = await startTestApp({
+      databaseUrl: db.url,
+      keys,
+      env: followEnv(node.url, { WEBHOOK_ALLOW_PRIVATE_URLS: 'on', WEBHOOK_RETRY_SECONDS: '1,1,1' }),
+    });
     api = new SolanaClient(t);
   };
 
@@ -366,7 +373,7 @@ describe.each(DATABASES)('following Solana from a node, on %s', (kind: DatabaseK
     carol = await generateKeyPairSigner();
     for (const signer of [funder, alice, bob, carol]) node.svm.airdrop(signer.address, lamports(100n * SOL));
     node.produce();
-    db = await freshDatabase(kind);
+    [db, receiver] = await Promise.all([freshDatabase(kind), WebhookReceiver.start()]);
     await start();
     await api.tag('solana_wallets', [alice.address, bob.address]);
     await api.atTip(node);
@@ -374,6 +381,7 @@ describe.each(DATABASES)('following Solana from a node, on %s', (kind: DatabaseK
 
   afterAll(async () => {
     await t?.close();
+    await receiver?.close();
     await db?.drop();
     await node?.close();
   });
@@ -656,6 +664,53 @@ describe.each(DATABASES)('following Solana from a node, on %s', (kind: DatabaseK
     expect(await api.balance(alice.address)).toBe(lamportsOf(node, alice.address).toString());
     await expectNoDrift();
   });
+
+  it('announces each live transfer of tagged wallets to a webhook once, as /v2/transactions shows it, and no history a backfill finds', async () => {
+    // The later tag exists before the webhook names it; erin joins it once the webhook listens.
+    await api.tag('solana_later', [(await generateKeyPairSigner()).address]);
+    const hook = await hookAsAlice(t, receiver, '/solana', {
+      tags: ['solana_wallets', 'solana_later'],
+      chains: ['solana'],
+    });
+    const erin = await generateKeyPairSigner();
+    const between = await node.send(alice, [sendSol(alice, bob.address, 4_321n)]);
+    const earlier = await node.send(funder, [sendSol(funder, erin.address, 2n * SOL)]);
+    node.produce();
+    await api.atTip(node);
+    await api.tag('solana_later', [erin.address]);
+    await eventually('the backfill of erin', async () =>
+      byId(await api.list(erin.address)).has(`solana:${earlier.signature}:0`) && (await api.sync()).status === 'synced'
+        ? true
+        : undefined,
+    );
+    const live = await node.send(funder, [sendSol(funder, erin.address, 77n)]);
+    node.produce();
+    await api.atTip(node);
+
+    const shown = [
+      ...(await api.list(bob.address)).filter((row) => row.tx_hash === between.signature),
+      ...(await api.list(erin.address)).filter((row) => row.tx_hash === live.signature),
+    ];
+    expect(shown.map((row) => row.id)).toEqual([`solana:${between.signature}:0`, `solana:${live.signature}:0`]);
+    await eventually('both deliveries answered', async () => {
+      const log = await deliveriesOf(t, hook);
+      return log.length >= 2 && log.every((row) => row.status === 'delivered') ? true : undefined;
+    });
+    expect(await deliveriesOf(t, hook)).toHaveLength(2);
+    const received = receiver.at('/solana');
+    expect(received.map((request) => request.verified?.type)).toEqual([
+      'transaction.confirmed',
+      'transaction.confirmed',
+    ]);
+    const delivered = received
+      .map((request) => request.verified!.data)
+      .sort((a, b) => String(a.transaction!.id).localeCompare(String(b.transaction!.id)));
+    const expected = [
+      { transaction: shown[0], tags: ['solana_wallets'] },
+      { transaction: shown[1], tags: ['solana_later'] },
+    ].sort((a, b) => a.transaction!.id.localeCompare(b.transaction!.id));
+    expect(delivered).toEqual(expected);
+  });
 });
 
 describe.each(DATABASES)('a Solana follower process killed mid-catch-up, on %s', (kind: DatabaseKind) => {
@@ -719,6 +774,90 @@ describe.each(DATABASES)('a Solana follower process killed mid-catch-up, on %s',
   });
 });
 
+describe('two Solana follower processes on one PostgreSQL', () => {
+  let node: SolanaStandIn;
+  let db: { url: string; drop: () => Promise<void> };
+  let t: TestApp;
+  const workers: FollowerProcess[] = [];
+
+  beforeAll(async () => {
+    node = await startSolanaStandIn();
+    db = await freshDatabase('postgres');
+    t = await startTestApp({ databaseUrl: db.url });
+  });
+
+  afterAll(async () => {
+    await Promise.all(workers.map((worker) => worker.kill()));
+    await t?.close();
+    await db?.drop();
+    await node?.close();
+  });
+
+  async function holder(): Promise<string | null> {
+    const client = new Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      const result = await client.query<{ holder: string | null }>(
+        `SELECT holder FROM followers WHERE chain = 'solana'`,
+      );
+      return result.rows[0]?.holder ?? null;
+    } finally {
+      await client.end();
+    }
+  }
+
+  it('has one writer, and the standby takes over when the writer dies; every signature recorded once', async () => {
+    const api = new SolanaClient(t);
+    const funder = await generateKeyPairSigner();
+    const watched = await generateKeyPairSigner();
+    node.svm.airdrop(funder.address, lamports(100n * SOL));
+    node.produce();
+    await api.tag('two_workers', [watched.address]);
+    const env = {
+      RPC_URL_SOLANA: node.url,
+      NETWORK_SOLANA: 'localnet',
+      FOLLOW_INTERVAL_MS: '100',
+      FOLLOW_LEASE_SECONDS: '2',
+    };
+    let sent = 0n;
+    const pay = async (): Promise<string> => {
+      // At least the rent-exempt minimum on the first: an account left below it fails the transaction.
+      const paid = await node.send(funder, [sendSol(funder, watched.address, 1_000_000n + sent++)]);
+      expect(paid.failed).toBe(false);
+      node.produce();
+      return paid.signature;
+    };
+    const recorded = (signature: string) => async () =>
+      (await api.list(watched.address)).some((row) => row.tx_hash === signature) ? true : undefined;
+
+    const one = startFollowerProcess(db.url, env);
+    const other = startFollowerProcess(db.url, env);
+    workers.push(one, other);
+    const paid = [await pay()];
+    await eventually('the first payment', recorded(paid[0]!), 60_000);
+    const writer = await eventually('a lease holder', async () => (await holder()) ?? undefined);
+    const writers = [one, other].filter((worker) => writer.includes(`:${worker.pid}:`));
+    expect(writers).toHaveLength(1);
+    const standby = writers[0] === one ? other : one;
+    await eventually('the other process to stand by', () =>
+      Promise.resolve(standby.log().includes('another process follows this chain') ? true : undefined),
+    );
+    paid.push(await pay());
+    await eventually('the writer to record the second payment', recorded(paid[1]!), 30_000);
+
+    writers[0]!.signal('SIGKILL');
+    await writers[0]!.exited;
+    paid.push(await pay(), await pay());
+    await eventually('the standby to take over after a crash', recorded(paid[3]!), 30_000);
+    expect(await holder()).toContain(`:${standby.pid}:`);
+    const rows = await api.everyTransaction(`chain=solana&address=${watched.address}`);
+    expect(rows.map((row) => row.tx_hash).sort()).toEqual([...paid].sort());
+    expect(rows.map((row) => row.id).sort()).toEqual(paid.map((signature) => `solana:${signature}:0`).sort());
+    expect(await api.balance(watched.address)).toBe(lamportsOf(node, watched.address).toString());
+    expect(await findDrift(t.app.get(Db))).toEqual([]);
+  });
+});
+
 describe.each(DATABASES)('a Solana node of another network, on %s', (kind: DatabaseKind) => {
   let node: SolanaStandIn;
   let db: { url: string; drop: () => Promise<void> };
@@ -756,6 +895,36 @@ describe.each(DATABASES)('a Solana node of another network, on %s', (kind: Datab
     expect(row.indexed_block).toBeNull();
     expect(await api.list(watched.address)).toEqual([]);
     expect(node.methods).not.toContain('getBlock');
+  });
+
+  it('writes nothing on localnet for a node whose genesis hash is mainnet-beta’s, and says why in /v2/sync', async () => {
+    // A database of its own: the process above holds the chain's lease on the first one.
+    const mainnet = await startSolanaStandIn({ genesisHash: MAINNET_GENESIS_HASH });
+    const own = await freshDatabase(kind);
+    const other = await startTestApp({ databaseUrl: own.url, env: followEnv(mainnet.url) });
+    try {
+      const api = new SolanaClient(other);
+      const funder = await generateKeyPairSigner();
+      const watched = await generateKeyPairSigner();
+      mainnet.svm.airdrop(funder.address, lamports(10n * SOL));
+      await api.tag('not_local', [watched.address]);
+      await mainnet.send(funder, [sendSol(funder, watched.address, 1_000n)]);
+      mainnet.produce();
+      const row = await eventually('the error', async () => {
+        const found = await api.sync();
+        return found.status === 'error' ? found : undefined;
+      });
+      expect(row.error).toContain(
+        `NETWORK_SOLANA is localnet, but the node's genesis hash (${MAINNET_GENESIS_HASH}) is mainnet-beta's`,
+      );
+      expect(row.indexed_block).toBeNull();
+      expect(await api.list(watched.address)).toEqual([]);
+      expect(mainnet.methods).not.toContain('getBlock');
+    } finally {
+      await other.close();
+      await own.drop();
+      await mainnet.close();
+    }
   });
 
   it('follows a node whose genesis hash is mainnet-beta’s', async () => {

@@ -1,5 +1,6 @@
 import { Address, beginCell, toNano, type Transaction } from '@ton/core';
 import type { SandboxContract, TreasuryContract } from '@ton/sandbox';
+import { Client } from 'pg';
 import { findDrift } from '../src/modules/aggregates/aggregates.service';
 import { Db } from '../src/database/db.service';
 import { eventually, FollowClient, HoldingRow, SyncRow, TransactionRow } from './support/follow-client';
@@ -7,6 +8,7 @@ import { FollowerProcess, startFollowerProcess } from './support/follower-proces
 import { onChainContent, TestJetton } from './support/ton-jetton';
 import { TonStandIn } from './support/toncenter-stand-in';
 import { DATABASES, DatabaseKind, freshDatabase, startTestApp, TestApp } from './support/test-app';
+import { deliveriesOf, hookAsAlice, WebhookReceiver } from './support/webhook-receiver';
 
 /**
  * The TON follower (contract §16) against real TVM executions: `@ton/sandbox` runs the wallets and
@@ -64,9 +66,13 @@ describe.each(DATABASES)('following TON through a toncenter API, on %s', (kind: 
   let bob: SandboxContract<TreasuryContract>; // tracked
   let carol: SandboxContract<TreasuryContract>; // not tracked; the Jetton's admin
   let jetton: TestJetton;
+  let receiver: WebhookReceiver;
 
   const start = async (): Promise<void> => {
-    t = await startTestApp({ databaseUrl: db.url, env: followEnv(ton) });
+    t = await startTestApp({
+      databaseUrl: db.url,
+      env: followEnv(ton, { WEBHOOK_ALLOW_PRIVATE_URLS: 'on', WEBHOOK_RETRY_SECONDS: '1,1,1' }),
+    });
     api = new TonClient(t);
   };
 
@@ -86,7 +92,7 @@ describe.each(DATABASES)('following TON through a toncenter API, on %s', (kind: 
     );
     await jetton.mint(carol.address, 1_000_000_000n);
     ton.seal();
-    db = await freshDatabase(kind);
+    [db, receiver] = await Promise.all([freshDatabase(kind), WebhookReceiver.start()]);
     await start();
     await api.tag('ton_wallets', [raw(alice.address), raw(bob.address)]);
     await api.atHead(ton);
@@ -94,6 +100,7 @@ describe.each(DATABASES)('following TON through a toncenter API, on %s', (kind: 
 
   afterAll(async () => {
     await t?.close();
+    await receiver?.close();
     await db?.drop();
     await ton?.close();
   });
@@ -468,6 +475,73 @@ describe.each(DATABASES)('following TON through a toncenter API, on %s', (kind: 
     expect(paid).toBeDefined();
     await expectNoDrift();
   });
+
+  it('announces each live transfer of tagged wallets to a webhook once, as /v2/transactions shows it, and no history a backfill finds', async () => {
+    const master = raw(jetton.master);
+    // The later tag exists before the webhook names it; ivy joins it once the webhook listens.
+    await api.tag('ton_later', [raw((await ton.blockchain.treasury('ivy_placeholder')).address)]);
+    const hook = await hookAsAlice(t, receiver, '/ton', { tags: ['ton_wallets', 'ton_later'], chains: ['ton'] });
+    const ofTracked = async () => [...(await api.list(alice.address)), ...(await api.list(bob.address))];
+    const before = new Set((await ofTracked()).map((row) => row.id));
+    const ivy = await ton.blockchain.treasury('ivy');
+    // Alice's Jettons of her own, so that the test does not lean on the ones earlier tests gave her.
+    await jetton.mint(alice.address, 1_717n);
+    const [paid] = ton.record(await alice.send({ to: bob.address, value: toNano('0.25') + 17n, bounce: false }));
+    const transactions = await jetton.transfer(alice, bob.address, 1_717n, { forwardTon: toNano('0.01') });
+    const [earlier] = ton.record(await carol.send({ to: ivy.address, value: toNano('2'), bounce: false }));
+    ton.seal();
+    await api.atHead(ton);
+    await api.tag('ton_later', [raw(ivy.address)]);
+    const backfilled = await eventually('the backfill of ivy', async () => {
+      const found = await api.list(ivy.address);
+      return found.some((row) => row.tx_hash === earlier!.hash().toString('hex')) &&
+        (await api.sync()).status === 'synced'
+        ? found
+        : undefined;
+    });
+    const [live] = ton.record(await carol.send({ to: ivy.address, value: toNano('0.4') + 19n, bounce: false }));
+    ton.seal();
+    await api.atHead(ton);
+
+    // Every row the live blocks recorded for the tagged wallets: the payment, the Jetton transfer
+    // and the Toncoin its orders carried; for ivy, the payment after it was tagged only.
+    const fresh = new Map((await ofTracked()).filter((row) => !before.has(row.id)).map((row) => [row.id, row]));
+    const ofIvy = (await api.list(ivy.address)).filter((row) => !backfilled.some((old) => old.id === row.id));
+    expect(ofIvy.map((row) => row.tx_hash)).toEqual([live!.hash().toString('hex')]);
+    const hash = paid!.hash().toString('hex');
+    expect(fresh.get(`ton:${hash}:0`)).toMatchObject({
+      from_address: raw(alice.address),
+      to_address: raw(bob.address),
+      value: (toNano('0.25') + 17n).toString(),
+    });
+    const moved = [...fresh.values()].filter(
+      (row) => row.token_address === master && row.from_address === raw(alice.address),
+    );
+    expect(moved).toMatchObject([
+      {
+        id: jettonId(transactions, await jetton.walletOf(alice.address), await jetton.walletOf(bob.address)),
+        from_address: raw(alice.address),
+        to_address: raw(bob.address),
+        value: '1717',
+      },
+    ]);
+
+    const expected = [
+      ...[...fresh.values()].map((transaction) => ({ transaction, tags: ['ton_wallets'] })),
+      ...ofIvy.map((transaction) => ({ transaction, tags: ['ton_later'] })),
+    ].sort((a, b) => a.transaction.id.localeCompare(b.transaction.id));
+    await eventually('every delivery answered', async () => {
+      const log = await deliveriesOf(t, hook);
+      return log.length >= expected.length && log.every((row) => row.status === 'delivered') ? true : undefined;
+    });
+    expect(await deliveriesOf(t, hook)).toHaveLength(expected.length);
+    const received = receiver.at('/ton');
+    expect(received.every((request) => request.verified?.type === 'transaction.confirmed')).toBe(true);
+    const delivered = received
+      .map((request) => request.verified!.data)
+      .sort((a, b) => String(a.transaction!.id).localeCompare(String(b.transaction!.id)));
+    expect(delivered).toEqual(expected);
+  });
 });
 
 describe.each(DATABASES)('a TON follower process killed mid-catch-up, on %s', (kind: DatabaseKind) => {
@@ -532,6 +606,85 @@ describe.each(DATABASES)('a TON follower process killed mid-catch-up, on %s', (k
     expect(victim.log()).not.toContain(API_KEY);
     expect(survivor.log()).not.toContain(API_KEY);
     expect(survivor.log()).toContain('ton');
+  });
+});
+
+describe('two TON follower processes on one PostgreSQL', () => {
+  let ton: TonStandIn;
+  let db: { url: string; drop: () => Promise<void> };
+  let t: TestApp;
+  const workers: FollowerProcess[] = [];
+
+  beforeAll(async () => {
+    ton = await TonStandIn.start({ apiKey: API_KEY });
+    db = await freshDatabase('postgres');
+    t = await startTestApp({ databaseUrl: db.url });
+  });
+
+  afterAll(async () => {
+    await Promise.all(workers.map((worker) => worker.kill()));
+    await t?.close();
+    await db?.drop();
+    await ton?.close();
+  });
+
+  async function holder(): Promise<string | null> {
+    const client = new Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      const result = await client.query<{ holder: string | null }>(`SELECT holder FROM followers WHERE chain = 'ton'`);
+      return result.rows[0]?.holder ?? null;
+    } finally {
+      await client.end();
+    }
+  }
+
+  it('has one writer, and the standby takes over when the writer dies; every payment recorded once', async () => {
+    const api = new TonClient(t);
+    const payer = await ton.blockchain.treasury('payer');
+    const payee = await ton.blockchain.treasury('payee');
+    await api.tag('two_workers', [raw(payee.address)]);
+    ton.seal();
+    const env = followEnv(ton, { FOLLOW_LEASE_SECONDS: '2' });
+    let sent = 0n;
+    /** A payment to the tracked payee in a block of its own; answers the payer's transaction that sent it. */
+    const pay = async (): Promise<string> => {
+      const transactions = ton.record(
+        await payer.send({ to: payee.address, value: toNano('0.01') + sent++, bounce: false }),
+      );
+      ton.seal();
+      const sending = transactions.find((tx) => (tx.inMessage?.info.dest as Address).equals(payer.address))!;
+      return sending.hash().toString('hex');
+    };
+    const recorded = (hash: string) => async () =>
+      (await api.list(payee.address)).some((row) => row.tx_hash === hash) ? true : undefined;
+
+    const one = startFollowerProcess(db.url, env);
+    const other = startFollowerProcess(db.url, env);
+    workers.push(one, other);
+    const paid = [await pay()];
+    await eventually('the first payment', recorded(paid[0]!), 60_000);
+    const writer = await eventually('a lease holder', async () => (await holder()) ?? undefined);
+    const writers = [one, other].filter((worker) => writer.includes(`:${worker.pid}:`));
+    expect(writers).toHaveLength(1);
+    const standby = writers[0] === one ? other : one;
+    await eventually('the other process to stand by', () =>
+      Promise.resolve(standby.log().includes('another process follows this chain') ? true : undefined),
+    );
+    paid.push(await pay());
+    await eventually('the writer to record the second payment', recorded(paid[1]!), 30_000);
+
+    writers[0]!.signal('SIGKILL');
+    await writers[0]!.exited;
+    paid.push(await pay(), await pay());
+    await eventually('the standby to take over after a crash', recorded(paid[3]!), 30_000);
+    expect(await holder()).toContain(`:${standby.pid}:`);
+    const rows = await api.list(payee.address);
+    const payments = rows.filter((row) => row.from_address === raw(payer.address));
+    expect(payments.map((row) => row.tx_hash).sort()).toEqual([...paid].sort());
+    expect(new Set(rows.map((row) => row.id)).size).toBe(rows.length);
+    expect(await api.holding(payee.address)).toBe(await tonBalance(ton, payee.address));
+    expect(await findDrift(t.app.get(Db))).toEqual([]);
   });
 });
 

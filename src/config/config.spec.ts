@@ -183,6 +183,39 @@ describe('parseConfig', () => {
       expect(() => parseConfig({ NETWORK_BITCOIN: 'localnet' })).toThrow(/NETWORK_BITCOIN must be mainnet or regtest/);
     });
 
+    it('refuses a toncenter API v3 URL for TON at start, naming the API v2 base to point at, without echoing it', () => {
+      for (const url of [
+        'https://toncenter.com/api/v3',
+        'https://toncenter.com/api/v3/?api_key=secret',
+        'https://toncenter.com/api/v3/index',
+      ]) {
+        const refused = (() => {
+          try {
+            parseConfig({ RPC_URL_TON: `https://toncenter.com/api/v2/, ${url}` });
+          } catch (error) {
+            return error as Error;
+          }
+          return undefined;
+        })();
+        expect(refused?.message).toBe(
+          'RPC_URL_TON entry 2 is a toncenter API v3 URL; chaintags reads TON through API v2 only: ' +
+            'point it at an API v2 base (https://toncenter.com/api/v2/, or the root of a ton-http-api server)',
+        );
+      }
+      // API v2 bases, a ton-http-api root and paths that only look alike are taken.
+      for (const url of [
+        'https://toncenter.com/api/v2/',
+        'https://toncenter.com/api/v2/jsonRPC',
+        'http://127.0.0.1:8081/',
+        'https://ton.example/api/v30/',
+        'https://ton.example/?path=/api/v3/',
+      ]) {
+        expect(parseConfig({ RPC_URL_TON: url }).follow.chains.find((chain) => chain.chain === 'ton')?.rpcUrls).toEqual(
+          [url],
+        );
+      }
+    });
+
     it('refuses RPC URLs for chains it cannot follow, bad URLs without echoing them, and bad numbers', () => {
       expect(() => parseConfig({ RPC_URL_SUI: 'http://127.0.0.1:9000' })).toThrow(
         /RPC_URL_SUI: sui cannot be followed yet/,

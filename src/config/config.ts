@@ -261,6 +261,7 @@ function parseFollow(env: NodeJS.ProcessEnv): FollowConfig {
   const chains = CHAINS.map((chain): FollowedChainConfig => {
     const suffix = chain.id.toUpperCase();
     const rpcUrls = parseRpcUrls(env, `RPC_URL_${suffix}`);
+    if (chain.rpc === 'toncenter-http') refuseTonApiV3(rpcUrls, `RPC_URL_${suffix}`);
     if (rpcUrls.length > 0 && !isFollowable(chain)) {
       throw new ConfigError(
         `RPC_URL_${suffix}: ${chain.id} cannot be followed yet (its data arrives by import only); remove it`,
@@ -316,6 +317,23 @@ function parseRpcUrls(env: NodeJS.ProcessEnv, name: string): string[] {
     }
   });
   return urls;
+}
+
+/**
+ * The TON follower speaks toncenter's API v2 only (what `ton-http-api` serves); an API v3 base
+ * answers none of its methods, which would show as a 404 on every call once following. Refused at
+ * start instead, naming what to point at (the URL is not echoed: it may carry an API key).
+ */
+function refuseTonApiV3(urls: readonly string[], name: string): void {
+  urls.forEach((url, index) => {
+    const path = new URL(url).pathname.replace(/\/+$/, '');
+    if (path.endsWith('/api/v3') || path.includes('/api/v3/')) {
+      throw new ConfigError(
+        `${name} entry ${index + 1} is a toncenter API v3 URL; chaintags reads TON through API v2 only: ` +
+          'point it at an API v2 base (https://toncenter.com/api/v2/, or the root of a ton-http-api server)',
+      );
+    }
+  });
 }
 
 function parseBlock(env: NodeJS.ProcessEnv, name: string, fallback: bigint): bigint {

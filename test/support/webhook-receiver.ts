@@ -1,6 +1,7 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import type { TestApp } from './test-app';
 
 /** One request the receiver got, checked with a Standard Webhooks library against its path's secret. */
 export interface Received {
@@ -132,4 +133,36 @@ export class WebhookReceiver {
     response.writeHead(entry.answered, answer);
     response.end('ok');
   }
+}
+
+/**
+ * Creates a webhook as alice (`POST /v2/webhooks`) whose deliveries `receiver` verifies at `path`,
+ * for the suites that follow a chain; answers its id.
+ */
+export async function hookAsAlice(
+  t: TestApp,
+  receiver: WebhookReceiver,
+  path: string,
+  body: { tags: string[]; chains?: string[] },
+): Promise<string> {
+  const response = await t
+    .http()
+    .post('/v2/webhooks')
+    .set('X-API-Key', t.keys.alice)
+    .set('Content-Type', 'application/json')
+    .send(JSON.stringify({ url: receiver.url(path), ...body }))
+    .expect(201);
+  const created = response.body as { id: string; secret: string };
+  receiver.secret(path, created.secret);
+  return created.id;
+}
+
+/** The deliveries of alice's webhook `id` (`GET /v2/webhooks/:id/deliveries`, first 100), newest first. */
+export async function deliveriesOf(t: TestApp, id: string): Promise<{ id: string; status: string }[]> {
+  const response = await t
+    .http()
+    .get(`/v2/webhooks/${id}/deliveries?per_page=100`)
+    .set('X-API-Key', t.keys.alice)
+    .expect(200);
+  return response.body as { id: string; status: string }[];
 }

@@ -32,7 +32,9 @@ import { NATIVE, TouchedSet, type HoldingKey, type ObservedTransfer } from '../r
  * instructions keep SPL Token's discriminators and layouts (Token-2022 extends the Token program
  * and leaves its first 25 instructions as they are), so they are decoded with
  * `@solana-program/token`'s decoders; the tests run them against the real Token-2022 program in
- * litesvm. (`@solana-program/token-2022` needs a newer Node and kit than chaintags runs on.)
+ * litesvm. No release of `@solana-program/token-2022` fits chaintags (`@solana/kit` 8, Node 20.19
+ * and later): 0.13 and 0.15 declare Node 24 or later and a peer `@solana/kit` ^7, 0.11 a peer
+ * `@solana/kit` ^6.
  */
 export const TOKEN_2022_PROGRAM_ADDRESS = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb' as Address;
 
