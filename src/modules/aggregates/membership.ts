@@ -1,6 +1,6 @@
 import type { Sql } from '../../database/db.service';
-import { bigSum } from '../../database/dialect';
-import { chunks, list, raw, sql } from '../../database/sql';
+import { bigSum, type Dialect } from '../../database/dialect';
+import { chunks, list, raw, sql, type SqlFragment } from '../../database/sql';
 import { binaryOrder } from '../../core/text/binary-order';
 import type { TagPart } from './kept-aggregate';
 import { KEPT_AGGREGATES } from './registry';
@@ -188,6 +188,16 @@ const BUSY_PER_STATEMENT = 16;
 /** Senders to match in one statement: one reading of the recipients' index entries for all of them. */
 const SENDERS_PER_STATEMENT = 10_000;
 
+/**
+ * The sender as a condition on the recipients' entries only. SQLite, given both lists against
+ * transactions_by_pair, looks every recipient and sender pair up (1,000² for a full request: 216 ms
+ * where reading the recipients' entries takes 6-9 ms); its unary `+` keeps the sender out of the
+ * lookup. PostgreSQL's planner weighs the two by its statistics.
+ */
+function senderOnly(dialect: Dialect): SqlFragment {
+  return dialect === 'sqlite' ? raw('+from_address') : raw('from_address');
+}
+
 /** Transactions from one of the addresses to another one of them (not to itself). */
 async function betweenThemselves(tx: Sql, ordered: readonly string[]): Promise<number> {
   let count = 0;
@@ -195,7 +205,7 @@ async function betweenThemselves(tx: Sql, ordered: readonly string[]): Promise<n
     for (const senders of chunks(ordered, SENDERS_PER_STATEMENT)) {
       const [row] = await tx.query<{ n: number | string }>(
         sql`SELECT COUNT(*) AS n FROM transactions WHERE to_address IN (${list(recipients)})
-            AND from_address IN (${list(senders)}) AND from_address <> to_address`,
+            AND ${senderOnly(tx.dialect)} IN (${list(senders)}) AND from_address <> to_address`,
       );
       count += Number(row?.n ?? 0);
     }
