@@ -36,6 +36,8 @@ const BIG = '9'.repeat(78);
 const LOOKUPS = {
   read: { perMember: Infinity, atLeast: Infinity },
   lookup: { perMember: 0, atLeast: 0 },
+  // Addresses with three transactions or more looked up, the others read: both in one change.
+  mixed: { perMember: 0, atLeast: 2 },
 } as const;
 type Lookup = keyof typeof LOOKUPS;
 const DEFAULT_LOOKUP = { ...busyAddresses };
@@ -255,7 +257,7 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
   it('stay equal to the reference after every step of random imports and tag changes', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom<Lookup>('read', 'lookup'),
+        fc.constantFrom<Lookup>('read', 'lookup', 'mixed'),
         fc.array(step, { minLength: 1, maxLength: 8 }),
         async (lookup, steps) => {
           Object.assign(busyAddresses, LOOKUPS[lookup]);
@@ -345,6 +347,7 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
     const customer = evmAddress('aggregates-customer');
     const member = evmAddress('aggregates-member');
     const partner = evmAddress('aggregates-partner');
+    const newcomer = evmAddress('aggregates-newcomer');
     const alice = accountIds.get('alice')!;
     // One more transaction than a quiet address may have, all with someone outside the tag.
     const trades = Array.from({ length: busyAddresses.atLeast + 1 }, (_v, index) =>
@@ -358,19 +361,22 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
         transfer('busy-member-out', exchange, member),
         transfer('busy-partner', partner, exchange),
         transfer('busy-members', member, partner),
+        // A quiet address joining with the busy one: one transaction each way between them and the tag.
+        transfer('busy-newcomer-in', exchange, newcomer),
+        transfer('busy-newcomer-out', newcomer, member),
       ],
     });
     await tags.assign(alice, 'alpha_tag', parsed([member, partner]), 'test_key');
-    await tags.assign(alice, 'alpha_tag', parsed([exchange]), 'test_key');
+    await tags.assign(alice, 'alpha_tag', parsed([exchange, newcomer]), 'test_key');
     await expectExact();
     const [tag] = await db.query<{ id: number | string }>(sql`SELECT id FROM tags WHERE account_id = ${alice}`);
     const scope = { kind: 'tag' as const, accountId: alice, tagId: Number(tag!.id), revision: 0 };
-    // The trades, the three with members and the one between members, each once.
-    expect(await stats.forScope(scope)).toMatchObject({ address_count: 3, txn_count: busyAddresses.atLeast + 5 });
+    // The trades, the three with members, the one between members and the newcomer's two, each once.
+    expect(await stats.forScope(scope)).toMatchObject({ address_count: 4, txn_count: busyAddresses.atLeast + 7 });
     await tags.removeFrom(alice, 'alpha_tag', parsed([exchange]), 'test_key');
     await expectExact();
-    // The members' three with the exchange and the one between them.
-    expect(await stats.forScope({ ...scope, revision: 1 })).toMatchObject({ address_count: 2, txn_count: 4 });
+    // The members' four with the exchange, the one between member and partner, the newcomer's to member.
+    expect(await stats.forScope({ ...scope, revision: 1 })).toMatchObject({ address_count: 3, txn_count: 6 });
   });
 
   it('stay exact when an import updates them in many rounds', async () => {

@@ -37,6 +37,11 @@ export interface MembersPart {
 interface OtherEnds {
   counterparties: Map<string, number>;
   busy: readonly string[];
+  /**
+   * The transactions between two of the addresses (not to itself) that the quiet ones' reading
+   * saw: each quiet address's sent ones, and its received ones from a busy address.
+   */
+  amongQuiet: number;
 }
 
 /**
@@ -69,14 +74,21 @@ export async function readMembersPart(tx: Sql, tagId: number, addresses: readonl
   const active = ordered.filter((address) => (transactionCounts.get(address) ?? 0) > 0);
   const ends = active.reduce((sum, address) => sum + transactionCounts.get(address)!, 0);
   const members = await memberCount(tx, tagId);
+  const otherEnds = members > 0 ? await readOtherEnds(tx, ordered, transactionCounts, members) : undefined;
+  // The quiet addresses' transactions among the addresses are read with them; the busy ones'
+  // among themselves are looked up.
+  const among =
+    otherEnds === undefined
+      ? await betweenThemselves(tx, active)
+      : otherEnds.amongQuiet + (await betweenThemselves(tx, otherEnds.busy));
   return {
     addresses: ordered,
     holdings: [...held.values()].sort(
       (a, b) => binaryOrder(a.chain, b.chain) || binaryOrder(a.token_address, b.token_address),
     ),
-    transactions: ends - (await betweenThemselves(tx, active)),
+    transactions: ends - among,
     transactionCounts,
-    otherEnds: members > 0 ? await readOtherEnds(tx, ordered, transactionCounts, members) : undefined,
+    otherEnds,
   };
 }
 
@@ -128,8 +140,9 @@ export const busyAddresses = { perMember: 4, atLeast: 1_000 };
 /**
  * The addresses' transactions whose other end is not among them: the quiet addresses' read and
  * counted by that other end (per chunk, the sent ones by recipient and the received ones by
- * sender), the busy ones named for busyWithMembers. `members` only chooses which is which, so a
- * guess made before the tag's lock gives the same counts as the exact number.
+ * sender), the busy ones named for busyWithMembers; and the quiet ones' transactions among the
+ * addresses. `members` only chooses which is which, so a guess made before the tag's lock gives
+ * the same counts as the exact number.
  */
 async function readOtherEnds(
   tx: Sql,
@@ -146,21 +159,30 @@ async function readOtherEnds(
     else if (count > 0) quiet.push(address);
   }
   const inPart = new Set(ordered);
+  const isBusy = new Set(busy);
   const counterparties = new Map<string, number>();
+  let amongQuiet = 0;
+  const count = (other: string, n: number) => counterparties.set(other, (counterparties.get(other) ?? 0) + n);
   for (const chunk of chunks(quiet)) {
     const sent = await tx.query<{ other: string; n: number | string }>(
       sql`SELECT to_address AS other, COUNT(*) AS n FROM transactions WHERE from_address IN (${list(chunk)})
-          GROUP BY to_address`,
+          AND to_address <> from_address GROUP BY to_address`,
     );
     const received = await tx.query<{ other: string; n: number | string }>(
       sql`SELECT from_address AS other, COUNT(*) AS n FROM transactions WHERE to_address IN (${list(chunk)})
-          GROUP BY from_address`,
+          AND to_address <> from_address GROUP BY from_address`,
     );
-    for (const row of [...sent, ...received]) {
-      if (!inPart.has(row.other)) counterparties.set(row.other, (counterparties.get(row.other) ?? 0) + Number(row.n));
+    for (const row of sent) {
+      if (inPart.has(row.other)) amongQuiet += Number(row.n);
+      else count(row.other, Number(row.n));
+    }
+    // From another quiet address: counted with its sender above.
+    for (const row of received) {
+      if (isBusy.has(row.other)) amongQuiet += Number(row.n);
+      else if (!inPart.has(row.other)) count(row.other, Number(row.n));
     }
   }
-  return { counterparties, busy };
+  return { counterparties, busy, amongQuiet };
 }
 
 /**
