@@ -50,8 +50,9 @@ interface OtherEnds {
  *
  * The addresses' transactions (each once) are the sum of their kept txn_count (exact: the rows are
  * locked against data writes) less the transactions between two of them, which that sum counts for
- * both ends; those are found in the recipient's index, which carries the sender, without reading
- * rows. When the tag has members, the transactions with a member must not count again: readOtherEnds.
+ * both ends; those are found in the index entries of their recipients, without reading rows. When
+ * the tag has members, the transactions with a member must not count again (readOtherEnds), and
+ * the quiet addresses' reading for that also gives their part of the transactions among them.
  */
 export async function readMembersPart(tx: Sql, tagId: number, addresses: readonly string[]): Promise<MembersPart> {
   const ordered = [...new Set(addresses)].sort(binaryOrder);
@@ -133,7 +134,7 @@ async function memberCount(tx: Sql, tagId: number): Promise<number> {
  * member, under the tag's lock; reading its transactions costs about a row each, before the lock.
  * An address is looked up when it has more than `perMember` transactions per member of the tag and
  * more than `atLeast` in all. Only the cost depends on these: the property tests run with every
- * address busy (both 0) and with none (`atLeast` Infinity).
+ * address busy (both 0), with none (`atLeast` Infinity), and with both kinds in one change.
  */
 export const busyAddresses = { perMember: 4, atLeast: 1_000 };
 
