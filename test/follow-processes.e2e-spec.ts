@@ -1,10 +1,9 @@
-import { Client } from 'pg';
 import { Address, Hex } from 'viem';
 import { findDrift } from '../src/modules/aggregates/aggregates.service';
 import { Db } from '../src/database/db.service';
 import { Anvil, startAnvil } from './support/anvil';
 import { eventually, FollowClient, randomAddress } from './support/follow-client';
-import { FollowerProcess, startFollowerProcess } from './support/follower-process';
+import { FollowerProcess, leaseHolder, startFollowerProcess } from './support/follower-process';
 import { RpcProxy, startRpcProxy } from './support/rpc-proxy';
 import { deployTestToken, mint } from './support/test-token';
 import { DATABASES, DatabaseKind, freshDatabase, startTestApp, TestApp } from './support/test-app';
@@ -190,18 +189,7 @@ describe('two follower processes on one PostgreSQL', () => {
     await anvil?.stop();
   });
 
-  async function holder(): Promise<string | null> {
-    const client = new Client({ connectionString: db.url });
-    await client.connect();
-    try {
-      const result = await client.query<{ holder: string | null }>(
-        `SELECT holder FROM followers WHERE chain = 'ethereum'`,
-      );
-      return result.rows[0]?.holder ?? null;
-    } finally {
-      await client.end();
-    }
-  }
+  const holder = () => leaseHolder(db.url, 'ethereum');
 
   /** Which of `workers` holds the lease now: exactly one of them. */
   async function writerAmong(candidates: FollowerProcess[]): Promise<FollowerProcess> {

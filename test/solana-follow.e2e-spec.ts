@@ -11,14 +11,13 @@ import {
   type EncodedAccount,
   type KeyPairSigner,
 } from '@solana/kit';
-import { Client } from 'pg';
 import { findDrift } from '../src/modules/aggregates/aggregates.service';
 import { Db } from '../src/database/db.service';
 import { MAINNET_GENESIS_HASH } from '../src/modules/follow/solana/network';
 import { SolanaNodeError, SolanaRpc } from '../src/modules/follow/solana/solana-rpc';
 import { BURNED } from '../src/modules/follow/solana/solana-transaction';
 import { eventually, FollowClient, HoldingRow, SyncRow, TransactionRow } from './support/follow-client';
-import { FollowerProcess, startFollowerProcess } from './support/follower-process';
+import { FollowerProcess, startFollowerProcess, writerFailsOver } from './support/follower-process';
 import { SolanaStandIn, startSolanaStandIn, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from './support/solana-rpc-stand-in';
 import {
   burnChecked,
@@ -793,19 +792,6 @@ describe('two Solana follower processes on one PostgreSQL', () => {
     await node?.close();
   });
 
-  async function holder(): Promise<string | null> {
-    const client = new Client({ connectionString: db.url });
-    await client.connect();
-    try {
-      const result = await client.query<{ holder: string | null }>(
-        `SELECT holder FROM followers WHERE chain = 'solana'`,
-      );
-      return result.rows[0]?.holder ?? null;
-    } finally {
-      await client.end();
-    }
-  }
-
   it('has one writer, and the standby takes over when the writer dies; every signature recorded once', async () => {
     const api = new SolanaClient(t);
     const funder = await generateKeyPairSigner();
@@ -827,29 +813,19 @@ describe('two Solana follower processes on one PostgreSQL', () => {
       node.produce();
       return paid.signature;
     };
-    const recorded = (signature: string) => async () =>
-      (await api.list(watched.address)).some((row) => row.tx_hash === signature) ? true : undefined;
+    const recorded = async (signature: string) =>
+      (await api.list(watched.address)).some((row) => row.tx_hash === signature);
 
-    const one = startFollowerProcess(db.url, env);
-    const other = startFollowerProcess(db.url, env);
-    workers.push(one, other);
-    const paid = [await pay()];
-    await eventually('the first payment', recorded(paid[0]!), 60_000);
-    const writer = await eventually('a lease holder', async () => (await holder()) ?? undefined);
-    const writers = [one, other].filter((worker) => writer.includes(`:${worker.pid}:`));
-    expect(writers).toHaveLength(1);
-    const standby = writers[0] === one ? other : one;
-    await eventually('the other process to stand by', () =>
-      Promise.resolve(standby.log().includes('another process follows this chain') ? true : undefined),
-    );
-    paid.push(await pay());
-    await eventually('the writer to record the second payment', recorded(paid[1]!), 30_000);
-
-    writers[0]!.signal('SIGKILL');
-    await writers[0]!.exited;
-    paid.push(await pay(), await pay());
-    await eventually('the standby to take over after a crash', recorded(paid[3]!), 30_000);
-    expect(await holder()).toContain(`:${standby.pid}:`);
+    const paid = await writerFailsOver({
+      databaseUrl: db.url,
+      chain: 'solana',
+      env,
+      workers,
+      pay,
+      recorded,
+      beforeKill: 2,
+      afterKill: 2,
+    });
     const rows = await api.everyTransaction(`chain=solana&address=${watched.address}`);
     expect(rows.map((row) => row.tx_hash).sort()).toEqual([...paid].sort());
     expect(rows.map((row) => row.id).sort()).toEqual(paid.map((signature) => `solana:${signature}:0`).sort());

@@ -1,10 +1,9 @@
 import { Address, beginCell, toNano, type Transaction } from '@ton/core';
 import type { SandboxContract, TreasuryContract } from '@ton/sandbox';
-import { Client } from 'pg';
 import { findDrift } from '../src/modules/aggregates/aggregates.service';
 import { Db } from '../src/database/db.service';
 import { eventually, FollowClient, HoldingRow, SyncRow, TransactionRow } from './support/follow-client';
-import { FollowerProcess, startFollowerProcess } from './support/follower-process';
+import { FollowerProcess, startFollowerProcess, writerFailsOver } from './support/follower-process';
 import { onChainContent, TestJetton } from './support/ton-jetton';
 import { TonStandIn } from './support/toncenter-stand-in';
 import { DATABASES, DatabaseKind, freshDatabase, startTestApp, TestApp } from './support/test-app';
@@ -628,17 +627,6 @@ describe('two TON follower processes on one PostgreSQL', () => {
     await ton?.close();
   });
 
-  async function holder(): Promise<string | null> {
-    const client = new Client({ connectionString: db.url });
-    await client.connect();
-    try {
-      const result = await client.query<{ holder: string | null }>(`SELECT holder FROM followers WHERE chain = 'ton'`);
-      return result.rows[0]?.holder ?? null;
-    } finally {
-      await client.end();
-    }
-  }
-
   it('has one writer, and the standby takes over when the writer dies; every payment recorded once', async () => {
     const api = new TonClient(t);
     const payer = await ton.blockchain.treasury('payer');
@@ -656,29 +644,18 @@ describe('two TON follower processes on one PostgreSQL', () => {
       const sending = transactions.find((tx) => (tx.inMessage?.info.dest as Address).equals(payer.address))!;
       return sending.hash().toString('hex');
     };
-    const recorded = (hash: string) => async () =>
-      (await api.list(payee.address)).some((row) => row.tx_hash === hash) ? true : undefined;
+    const recorded = async (hash: string) => (await api.list(payee.address)).some((row) => row.tx_hash === hash);
 
-    const one = startFollowerProcess(db.url, env);
-    const other = startFollowerProcess(db.url, env);
-    workers.push(one, other);
-    const paid = [await pay()];
-    await eventually('the first payment', recorded(paid[0]!), 60_000);
-    const writer = await eventually('a lease holder', async () => (await holder()) ?? undefined);
-    const writers = [one, other].filter((worker) => writer.includes(`:${worker.pid}:`));
-    expect(writers).toHaveLength(1);
-    const standby = writers[0] === one ? other : one;
-    await eventually('the other process to stand by', () =>
-      Promise.resolve(standby.log().includes('another process follows this chain') ? true : undefined),
-    );
-    paid.push(await pay());
-    await eventually('the writer to record the second payment', recorded(paid[1]!), 30_000);
-
-    writers[0]!.signal('SIGKILL');
-    await writers[0]!.exited;
-    paid.push(await pay(), await pay());
-    await eventually('the standby to take over after a crash', recorded(paid[3]!), 30_000);
-    expect(await holder()).toContain(`:${standby.pid}:`);
+    const paid = await writerFailsOver({
+      databaseUrl: db.url,
+      chain: 'ton',
+      env,
+      workers,
+      pay,
+      recorded,
+      beforeKill: 2,
+      afterKill: 2,
+    });
     const rows = await api.list(payee.address);
     const payments = rows.filter((row) => row.from_address === raw(payer.address));
     expect(payments.map((row) => row.tx_hash).sort()).toEqual([...paid].sort());

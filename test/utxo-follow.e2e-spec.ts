@@ -1,10 +1,9 @@
-import { Client } from 'pg';
 import { addressOfScript, cashAddressTwins } from '../src/core/addresses/output-script';
 import { findDrift } from '../src/modules/aggregates/aggregates.service';
 import { Db } from '../src/database/db.service';
 import { satoshis } from '../src/modules/follow/utxo/utxo-block';
 import { eventually, FollowClient, HoldingRow, SyncRow, TransactionRow } from './support/follow-client';
-import { FollowerProcess, startFollowerProcess } from './support/follower-process';
+import { FollowerProcess, startFollowerProcess, writerFailsOver } from './support/follower-process';
 import { Litecoind, startLitecoind, Unspent, WalletAddress } from './support/litecoind';
 import { RpcProxy, startRpcProxy } from './support/rpc-proxy';
 import { DATABASES, DatabaseKind, freshDatabase, newKey, startTestApp, TestApp } from './support/test-app';
@@ -515,19 +514,6 @@ describe('two Bitcoin-family follower processes on one PostgreSQL', () => {
     await node?.stop();
   });
 
-  async function holder(): Promise<string | null> {
-    const client = new Client({ connectionString: db.url });
-    await client.connect();
-    try {
-      const result = await client.query<{ holder: string | null }>(
-        `SELECT holder FROM followers WHERE chain = 'dogecoin'`,
-      );
-      return result.rows[0]?.holder ?? null;
-    } finally {
-      await client.end();
-    }
-  }
-
   it('has one writer, and the standby takes over when the writer dies; every payment recorded once', async () => {
     const api = new UtxoClient(t);
     const watched = await node.newAddress('legacy');
@@ -549,27 +535,19 @@ describe('two Bitcoin-family follower processes on one PostgreSQL', () => {
       await node.mine(1);
       return txid;
     };
-    const recorded = (txid: string) => async () =>
-      (await api.list('dogecoin', on('dogecoin', watched))).some((row) => row.tx_hash === txid) ? true : undefined;
+    const recorded = async (txid: string) =>
+      (await api.list('dogecoin', on('dogecoin', watched))).some((row) => row.tx_hash === txid);
 
-    const one = startFollowerProcess(db.url, env);
-    const other = startFollowerProcess(db.url, env);
-    workers.push(one, other);
-    const paid = [await pay()];
-    await eventually('the first payment', recorded(paid[0]!), 60_000);
-    const writer = await eventually('a lease holder', async () => (await holder()) ?? undefined);
-    const writers = [one, other].filter((worker) => writer.includes(`:${worker.pid}:`));
-    expect(writers).toHaveLength(1);
-    const standby = writers[0] === one ? other : one;
-    await eventually('the other process to stand by', () =>
-      Promise.resolve(standby.log().includes('another process follows this chain') ? true : undefined),
-    );
-
-    writers[0]!.signal('SIGKILL');
-    await writers[0]!.exited;
-    paid.push(await pay());
-    await eventually('the standby to take over after a crash', recorded(paid[1]!), 30_000);
-    expect(await holder()).toContain(`:${standby.pid}:`);
+    const paid = await writerFailsOver({
+      databaseUrl: db.url,
+      chain: 'dogecoin',
+      env,
+      workers,
+      pay,
+      recorded,
+      beforeKill: 1,
+      afterKill: 1,
+    });
     const rows = await api.list('dogecoin', on('dogecoin', watched));
     expect(rows.map((row) => row.tx_hash).sort()).toEqual([...paid].sort());
     expect(await findDrift(t.app.get(Db))).toEqual([]);

@@ -1,6 +1,8 @@
 import { ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { Client } from 'pg';
 import { join } from 'node:path';
 import { nodeArgs } from './build';
+import { eventually } from './follow-client';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -43,4 +45,68 @@ export function startFollowerProcess(databaseUrl: string, env: Record<string, st
       await exited;
     },
   };
+}
+
+/** The process holding `chain`'s follower lease on that PostgreSQL database (its `holder`), if any. */
+export async function leaseHolder(databaseUrl: string, chain: string): Promise<string | null> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const result = await client.query<{ holder: string | null }>('SELECT holder FROM followers WHERE chain = $1', [
+      chain,
+    ]);
+    return result.rows[0]?.holder ?? null;
+  } finally {
+    await client.end();
+  }
+}
+
+/** One failover of two follower processes on one PostgreSQL database, as writerFailsOver runs it. */
+export interface Failover {
+  databaseUrl: string;
+  chain: string;
+  env: Record<string, string>;
+  /** Where the processes go, for the suite to kill after it. */
+  workers: FollowerProcess[];
+  /** Makes one payment to the watched address on the node (included in a block); answers its id. */
+  pay: () => Promise<string>;
+  /** Whether the API lists that payment. */
+  recorded: (id: string) => Promise<boolean>;
+  /** Payments the first writer records before it is killed, and the standby after. */
+  beforeKill: number;
+  afterKill: number;
+}
+
+/**
+ * Starts two follower processes for `chain`: exactly one holds the lease and records, the other
+ * stands by; then the writer is SIGKILLed and the standby takes the lease and records the rest.
+ * Answers the payments' ids in order.
+ */
+export async function writerFailsOver(run: Failover): Promise<string[]> {
+  const one = startFollowerProcess(run.databaseUrl, run.env);
+  const other = startFollowerProcess(run.databaseUrl, run.env);
+  run.workers.push(one, other);
+  const recorded = (id: string) => async () => ((await run.recorded(id)) ? true : undefined);
+  const paid = [await run.pay()];
+  await eventually('the first payment', recorded(paid[0]!), 60_000);
+  const holder = await eventually(
+    'a lease holder',
+    async () => (await leaseHolder(run.databaseUrl, run.chain)) ?? undefined,
+  );
+  const writers = [one, other].filter((worker) => holder.includes(`:${worker.pid}:`));
+  expect(writers).toHaveLength(1);
+  const standby = writers[0] === one ? other : one;
+  await eventually('the other process to stand by', () =>
+    Promise.resolve(standby.log().includes('another process follows this chain') ? true : undefined),
+  );
+  while (paid.length < run.beforeKill) {
+    paid.push(await run.pay());
+    await eventually('the writer to record a payment', recorded(paid.at(-1)!), 30_000);
+  }
+  writers[0]!.signal('SIGKILL');
+  await writers[0]!.exited;
+  for (let made = 0; made < run.afterKill; made += 1) paid.push(await run.pay());
+  await eventually('the standby to take over after a crash', recorded(paid.at(-1)!), 30_000);
+  expect(await leaseHolder(run.databaseUrl, run.chain)).toContain(`:${standby.pid}:`);
+  return paid;
 }
