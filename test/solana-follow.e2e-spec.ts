@@ -30,7 +30,7 @@ import {
   transferChecked,
 } from './support/solana-tokens';
 import { DATABASES, DatabaseKind, freshDatabase, newKey, startTestApp, TestApp } from './support/test-app';
-import { deliveriesOf, hookAsAlice, WebhookReceiver } from './support/webhook-receiver';
+import { hook, WebhookClient, WebhookReceiver } from './support/webhook-receiver';
 
 /**
  * The Solana follower (contract §16) against real transactions: litesvm executes them (System,
@@ -667,7 +667,8 @@ describe.each(DATABASES)('following Solana from a node, on %s', (kind: DatabaseK
   it('announces each live transfer of tagged wallets to a webhook once, as /v2/transactions shows it, and no history a backfill finds', async () => {
     // The later tag exists before the webhook names it; erin joins it once the webhook listens.
     await api.tag('solana_later', [(await generateKeyPairSigner()).address]);
-    const hook = await hookAsAlice(t, receiver, '/solana', {
+    const webhooks = new WebhookClient(t, t.keys.alice);
+    const { id: webhook } = await hook(webhooks, receiver, '/solana', {
       tags: ['solana_wallets', 'solana_later'],
       chains: ['solana'],
     });
@@ -692,10 +693,10 @@ describe.each(DATABASES)('following Solana from a node, on %s', (kind: DatabaseK
     ];
     expect(shown.map((row) => row.id)).toEqual([`solana:${between.signature}:0`, `solana:${live.signature}:0`]);
     await eventually('both deliveries answered', async () => {
-      const log = await deliveriesOf(t, hook);
+      const log = await webhooks.deliveries(webhook);
       return log.length >= 2 && log.every((row) => row.status === 'delivered') ? true : undefined;
     });
-    expect(await deliveriesOf(t, hook)).toHaveLength(2);
+    expect(await webhooks.deliveries(webhook)).toHaveLength(2);
     const received = receiver.at('/solana');
     expect(received.map((request) => request.verified?.type)).toEqual([
       'transaction.confirmed',

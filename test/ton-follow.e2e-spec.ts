@@ -7,7 +7,7 @@ import { FollowerProcess, startFollowerProcess, writerFailsOver } from './suppor
 import { onChainContent, TestJetton } from './support/ton-jetton';
 import { TonStandIn } from './support/toncenter-stand-in';
 import { DATABASES, DatabaseKind, freshDatabase, startTestApp, TestApp } from './support/test-app';
-import { deliveriesOf, hookAsAlice, WebhookReceiver } from './support/webhook-receiver';
+import { hook, WebhookClient, WebhookReceiver } from './support/webhook-receiver';
 
 /**
  * The TON follower (contract §16) against real TVM executions: `@ton/sandbox` runs the wallets and
@@ -479,7 +479,11 @@ describe.each(DATABASES)('following TON through a toncenter API, on %s', (kind: 
     const master = raw(jetton.master);
     // The later tag exists before the webhook names it; ivy joins it once the webhook listens.
     await api.tag('ton_later', [raw((await ton.blockchain.treasury('ivy_placeholder')).address)]);
-    const hook = await hookAsAlice(t, receiver, '/ton', { tags: ['ton_wallets', 'ton_later'], chains: ['ton'] });
+    const webhooks = new WebhookClient(t, t.keys.alice);
+    const { id: webhook } = await hook(webhooks, receiver, '/ton', {
+      tags: ['ton_wallets', 'ton_later'],
+      chains: ['ton'],
+    });
     const ofTracked = async () => [...(await api.list(alice.address)), ...(await api.list(bob.address))];
     const before = new Set((await ofTracked()).map((row) => row.id));
     const ivy = await ton.blockchain.treasury('ivy');
@@ -530,10 +534,10 @@ describe.each(DATABASES)('following TON through a toncenter API, on %s', (kind: 
       ...ofIvy.map((transaction) => ({ transaction, tags: ['ton_later'] })),
     ].sort((a, b) => a.transaction.id.localeCompare(b.transaction.id));
     await eventually('every delivery answered', async () => {
-      const log = await deliveriesOf(t, hook);
+      const log = await webhooks.deliveries(webhook);
       return log.length >= expected.length && log.every((row) => row.status === 'delivered') ? true : undefined;
     });
-    expect(await deliveriesOf(t, hook)).toHaveLength(expected.length);
+    expect(await webhooks.deliveries(webhook)).toHaveLength(expected.length);
     const received = receiver.at('/ton');
     expect(received.every((request) => request.verified?.type === 'transaction.confirmed')).toBe(true);
     const delivered = received

@@ -5,7 +5,7 @@ import { ndjson, transaction, transactionLine } from './support/factories';
 import { eventually, FollowClient, randomAddress, TransactionRow } from './support/follow-client';
 import { DATABASES, DatabaseKind, freshDatabase, newKey, startTestApp, TestApp } from './support/test-app';
 import { startServerProcess } from './support/server-process';
-import { WebhookReceiver } from './support/webhook-receiver';
+import { DeliveryAnswer, hook, WebhookAnswer, WebhookClient, WebhookReceiver } from './support/webhook-receiver';
 
 /**
  * Webhooks (contract §14) against a real node (anvil) and a receiver in the test that verifies
@@ -21,93 +21,8 @@ const SERVICE_ENV = {
   WEBHOOK_RETRY_SECONDS: RETRY_FAST,
 };
 
-interface WebhookAnswer {
-  id: string;
-  url: string;
-  tags: string[];
-  chains: string[] | null;
-  events: string[];
-  description: string | null;
-  status: string;
-  created_at: string;
-  updated_at: string;
-  secret?: string;
-}
-
-interface DeliveryAnswer {
-  id: string;
-  event_type: string;
-  status: string;
-  attempts: number;
-  last_attempt_at: string | null;
-  next_attempt_at: string | null;
-  response_status: number | null;
-  error: string | null;
-  created_at: string;
-}
-
 function lower(address: Address): Address {
   return address.toLowerCase() as Address;
-}
-
-/** The webhook routes as alice or bob call them. */
-class WebhookClient {
-  constructor(
-    private readonly t: TestApp,
-    private readonly key: string,
-  ) {}
-
-  async create(body: Record<string, unknown>, status = 201): Promise<WebhookAnswer & { code?: string }> {
-    const response = await this.t
-      .http()
-      .post('/v2/webhooks')
-      .set('X-API-Key', this.key)
-      .set('Content-Type', 'application/json')
-      .send(JSON.stringify(body));
-    expect({ status: response.status, body: response.body as unknown }).toMatchObject({ status });
-    return response.body as WebhookAnswer;
-  }
-
-  async get(id: string): Promise<WebhookAnswer> {
-    return (await this.t.http().get(`/v2/webhooks/${id}`).set('X-API-Key', this.key).expect(200)).body as WebhookAnswer;
-  }
-
-  async patch(id: string, body: Record<string, unknown>, status = 200): Promise<WebhookAnswer & { code?: string }> {
-    const response = await this.t
-      .http()
-      .patch(`/v2/webhooks/${id}`)
-      .set('X-API-Key', this.key)
-      .set('Content-Type', 'application/json')
-      .send(JSON.stringify(body));
-    expect({ status: response.status, body: response.body as unknown }).toMatchObject({ status });
-    return response.body as WebhookAnswer;
-  }
-
-  async ping(id: string): Promise<string> {
-    const response = await this.t.http().post(`/v2/webhooks/${id}/ping`).set('X-API-Key', this.key).expect(202);
-    return (response.body as { id: string }).id;
-  }
-
-  async deliveries(id: string): Promise<DeliveryAnswer[]> {
-    const response = await this.t
-      .http()
-      .get(`/v2/webhooks/${id}/deliveries?per_page=100`)
-      .set('X-API-Key', this.key)
-      .expect(200);
-    return response.body as DeliveryAnswer[];
-  }
-}
-
-/** Creates a webhook whose deliveries the receiver verifies at `path`. */
-async function hook(
-  client: WebhookClient,
-  receiver: WebhookReceiver,
-  path: string,
-  body: Record<string, unknown>,
-): Promise<WebhookAnswer> {
-  const created = await client.create({ url: receiver.url(path), ...body });
-  receiver.secret(path, created.secret!);
-  return created;
 }
 
 describe.each(DATABASES)('webhooks on %s', (kind: DatabaseKind) => {

@@ -135,34 +135,89 @@ export class WebhookReceiver {
   }
 }
 
-/**
- * Creates a webhook as alice (`POST /v2/webhooks`) whose deliveries `receiver` verifies at `path`,
- * for the suites that follow a chain; answers its id.
- */
-export async function hookAsAlice(
-  t: TestApp,
-  receiver: WebhookReceiver,
-  path: string,
-  body: { tags: string[]; chains?: string[] },
-): Promise<string> {
-  const response = await t
-    .http()
-    .post('/v2/webhooks')
-    .set('X-API-Key', t.keys.alice)
-    .set('Content-Type', 'application/json')
-    .send(JSON.stringify({ url: receiver.url(path), ...body }))
-    .expect(201);
-  const created = response.body as { id: string; secret: string };
-  receiver.secret(path, created.secret);
-  return created.id;
+/** A webhook as the API answers it. */
+export interface WebhookAnswer {
+  id: string;
+  url: string;
+  tags: string[];
+  chains: string[] | null;
+  events: string[];
+  description: string | null;
+  status: string;
+  created_at: string;
+  updated_at: string;
+  secret?: string;
 }
 
-/** The deliveries of alice's webhook `id` (`GET /v2/webhooks/:id/deliveries`, first 100), newest first. */
-export async function deliveriesOf(t: TestApp, id: string): Promise<{ id: string; status: string }[]> {
-  const response = await t
-    .http()
-    .get(`/v2/webhooks/${id}/deliveries?per_page=100`)
-    .set('X-API-Key', t.keys.alice)
-    .expect(200);
-  return response.body as { id: string; status: string }[];
+/** A delivery as the API answers it. */
+export interface DeliveryAnswer {
+  id: string;
+  event_type: string;
+  status: string;
+  attempts: number;
+  last_attempt_at: string | null;
+  next_attempt_at: string | null;
+  response_status: number | null;
+  error: string | null;
+  created_at: string;
+}
+
+/** The webhook routes as alice or bob call them. */
+export class WebhookClient {
+  constructor(
+    private readonly t: TestApp,
+    private readonly key: string,
+  ) {}
+
+  async create(body: Record<string, unknown>, status = 201): Promise<WebhookAnswer & { code?: string }> {
+    const response = await this.t
+      .http()
+      .post('/v2/webhooks')
+      .set('X-API-Key', this.key)
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify(body));
+    expect({ status: response.status, body: response.body as unknown }).toMatchObject({ status });
+    return response.body as WebhookAnswer;
+  }
+
+  async get(id: string): Promise<WebhookAnswer> {
+    return (await this.t.http().get(`/v2/webhooks/${id}`).set('X-API-Key', this.key).expect(200)).body as WebhookAnswer;
+  }
+
+  async patch(id: string, body: Record<string, unknown>, status = 200): Promise<WebhookAnswer & { code?: string }> {
+    const response = await this.t
+      .http()
+      .patch(`/v2/webhooks/${id}`)
+      .set('X-API-Key', this.key)
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify(body));
+    expect({ status: response.status, body: response.body as unknown }).toMatchObject({ status });
+    return response.body as WebhookAnswer;
+  }
+
+  async ping(id: string): Promise<string> {
+    const response = await this.t.http().post(`/v2/webhooks/${id}/ping`).set('X-API-Key', this.key).expect(202);
+    return (response.body as { id: string }).id;
+  }
+
+  async deliveries(id: string): Promise<DeliveryAnswer[]> {
+    const response = await this.t
+      .http()
+      .get(`/v2/webhooks/${id}/deliveries?per_page=100`)
+      .set('X-API-Key', this.key)
+      .expect(200);
+    return response.body as DeliveryAnswer[];
+  }
+}
+
+/** Creates a webhook whose deliveries the receiver verifies at `path`. */
+export async function hook(
+  client: WebhookClient,
+  receiver: WebhookReceiver,
+  path: string,
+  body: Record<string, unknown>,
+): Promise<WebhookAnswer> {
+  const created = await client.create({ url: receiver.url(path), ...body });
+  receiver.secret(path, created.secret!);
+  return created;
 }
