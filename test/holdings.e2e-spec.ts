@@ -295,7 +295,24 @@ describe.each(DATABASES)('GET /v2/token-holdings on %s', (kind) => {
           expect(new URL(parseLinks(response.headers.link).last!).searchParams.get('page')).toBe(String(last));
       }
       expect(seen).toEqual(all);
+      // Past the end: no rows, and the kept count still names the last page.
+      const past = await t
+        .http()
+        .get(`/v2/token-holdings?tag=whales&per_page=${perPage}&page=${last + 3}`)
+        .set('X-API-Key', t.keys.alice)
+        .expect(200);
+      expect(past.body).toEqual([]);
+      expect(new URL(parseLinks(past.headers.link).prev!).searchParams.get('page')).toBe(String(last));
     }
+    const onBitcoinCash = all.filter((holding) => holding.chain === 'bitcoincash');
+    expect(onBitcoinCash.length).toBeGreaterThan(0);
+    const past = await t
+      .http()
+      .get(`/v2/token-holdings?tag=whales&chain=bitcoincash&per_page=1&page=${onBitcoinCash.length + 2}`)
+      .set('X-API-Key', t.keys.alice)
+      .expect(200);
+    expect(past.body).toEqual([]);
+    expect(new URL(parseLinks(past.headers.link).prev!).searchParams.get('page')).toBe(String(onBitcoinCash.length));
   });
 
   describe('errors', () => {

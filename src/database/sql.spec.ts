@@ -1,4 +1,4 @@
-import { and, chunks, join, list, raw, render, rows, sql } from './sql';
+import { and, chunks, join, list, pageSize, raw, render, rows, sql } from './sql';
 
 describe('sql fragments', () => {
   it('binds each value where it stands, numbered for PostgreSQL and in order for SQLite', () => {
@@ -45,6 +45,16 @@ describe('sql fragments', () => {
 
   it('refuses an empty list rather than writing IN ()', () => {
     expect(() => list([])).toThrow(/at least one value/);
+  });
+
+  it('writes a page size into the text and refuses anything but a whole number', () => {
+    expect(render(sql`SELECT * FROM t LIMIT ${pageSize(30)} OFFSET ${60}`, 'postgres')).toEqual({
+      text: 'SELECT * FROM t LIMIT 30 OFFSET $1',
+      params: [60],
+    });
+    for (const bad of [1.5, -1, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53]) {
+      expect(() => pageSize(bad)).toThrow(/whole number/);
+    }
   });
 
   it('cuts items into statement-sized slices', () => {

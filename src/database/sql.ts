@@ -33,12 +33,25 @@ export function sql(strings: TemplateStringsArray, ...values: unknown[]): SqlFra
  * per connection and, once PostgreSQL finds a generic plan as good as the ones it made for the
  * first five values, not planned again (plan_cache_mode `auto`). For the statements of busy read
  * routes whose plan does not depend on the values: the joins of a holdings page took PostgreSQL
- * longer to plan than to run (bench/README.md). Statements whose text varies with the input
+ * longer to plan than to run (bench/README.md). A page size goes into the text (`pageSize`): bound,
+ * it kept the generic plan from ever looking as good. Statements whose text varies with the input
  * (`list`, `rows`) do not belong here: each distinct text is one more prepared statement on every
  * connection. SQLite's driver keeps its own statement cache.
  */
 export function prepared(statement: SqlFragment): SqlFragment {
   return new SqlFragment(statement.parts, statement.values, true);
+}
+
+/**
+ * A page size written into the statement's text (`LIMIT 30`) rather than bound. PostgreSQL
+ * estimates a bound LIMIT as a tenth of the rows, so the generic plan of a kept prepared page
+ * statement looked dearer than the plans it made for the values, and it planned the statement
+ * again on every execution: the holdings page spent 1.0 ms planning beside 0.6 ms running
+ * (bench/README.md, change 24). Page sizes are 1..100, so such a statement has at most 100 texts.
+ */
+export function pageSize(limit: number): SqlFragment {
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new Error(`a page size is a whole number, not ${limit}`);
+  return raw(String(limit));
 }
 
 /** Trusted text inserted as it is: identifiers and keywords chosen by the code, never input. */

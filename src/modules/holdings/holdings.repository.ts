@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ChainId } from '../../core/chains/chain-ids';
 import { addressSet } from '../../database/address-sets';
 import { Db } from '../../database/db.service';
-import { and, list, prepared, raw, sql, SqlFragment } from '../../database/sql';
+import { and, list, pageSize, prepared, raw, sql, SqlFragment } from '../../database/sql';
 import { TagScope } from '../../core/tags/tag-scope';
 
 export interface HoldingFilters {
@@ -48,9 +48,12 @@ export class HoldingsRepository {
 
   /**
    * The page and the total. A real tag's holdings (with or without a chain or token) are read from
-   * its kept aggregates: the page's keys from tag_holdings (the members' holdings above zero, in
-   * list order), so a page costs its own rows whatever else is held, and the count of the tag's
-   * holdings alone from tag_stats. Otherwise the count and the page run side by side on holdings.
+   * its kept aggregates in one statement: the page's keys from tag_holdings (the members' holdings
+   * above zero, in list order), so a page costs its own rows whatever else is held, and beside
+   * them the count of the tag's holdings alone from tag_stats, or of its rows for that chain or
+   * token. One round trip rather than two: under load each statement is a wake-up of a PostgreSQL
+   * backend and of the service (bench/README.md, change 24). Otherwise the count and the page run
+   * side by side on holdings.
    */
   async page(filters: HoldingFilters, offset: number, limit: number): Promise<HoldingsPage> {
     const tag = filters.address === undefined && filters.scope?.kind === 'tag' ? filters.scope : undefined;
@@ -58,10 +61,12 @@ export class HoldingsRepository {
       const where = whereClause(filters);
       const [total, rows] = await Promise.all([
         this.db.count(sql`SELECT COUNT(*) FROM holdings h WHERE ${where}`),
-        this.rows(
-          sql`SELECT h.chain, h.token_address, h.address FROM holdings h WHERE ${where}
-              ORDER BY h.chain, h.token_address, h.address LIMIT ${limit} OFFSET ${offset}`,
-          filters.scope === undefined,
+        this.db.query<HoldingRow>(
+          withTokens(
+            sql`SELECT h.chain, h.token_address, h.address FROM holdings h WHERE ${where}
+                ORDER BY h.chain, h.token_address, h.address LIMIT ${pageSize(limit)} OFFSET ${offset}`,
+            filters.scope === undefined,
+          ),
         ),
       ]);
       return { total, rows };
@@ -71,40 +76,40 @@ export class HoldingsRepository {
     if (filters.tokenAddress !== undefined) conditions.push(sql`token_address = ${filters.tokenAddress}`);
     const total =
       conditions.length === 1
-        ? await this.tagHoldingCount(tag.tagId)
-        : await this.db.count(prepared(sql`SELECT COUNT(*) FROM tag_holdings WHERE ${and(conditions)}`));
-    if (total <= offset) return { total, rows: [] };
+        ? sql`SELECT holding_count FROM tag_stats WHERE tag_id = ${tag.tagId}`
+        : sql`SELECT COUNT(*) FROM tag_holdings WHERE ${and(conditions)}`;
     const keys = sql`SELECT chain, token_address, address FROM tag_holdings WHERE ${and(conditions)}
-                     ORDER BY chain, token_address, address LIMIT ${limit} OFFSET ${offset}`;
-    return { total, rows: await this.rows(keys, true) };
-  }
-
-  /**
-   * In the list order chain, token_address, address: the primary key's, so pages are range scans.
-   * The page's keys first (`keys`, from an index alone), then its rows, each with its token, latest
-   * price and kept holder count. `keep`: kept prepared, for the conditions whose plan does not
-   * depend on the values (not an address set, whose best plan depends on its size).
-   */
-  private rows(keys: SqlFragment, keep: boolean): Promise<HoldingRow[]> {
-    const statement = sql`SELECT h.chain, h.address, h.token_address, h.balance, h.updated_at, d.decimals, t.name, t.symbol, t.icon_url,
-         (SELECT p.usd FROM prices p WHERE p.token_id = d.token_id ORDER BY p.at DESC LIMIT 1) AS usd,
-         COALESCE(th.holders, 0) AS holders
-       FROM (${keys}) k
-       JOIN holdings h ON h.chain = k.chain AND h.token_address = k.token_address AND h.address = k.address
-       JOIN token_deployments d ON d.chain = h.chain AND d.address = h.token_address
-       JOIN tokens t ON t.id = d.token_id
-       LEFT JOIN token_holders th ON th.chain = h.chain AND th.token_address = h.token_address
-       ORDER BY h.chain, h.token_address, h.address`;
-    return this.db.query<HoldingRow>(keep ? prepared(statement) : statement);
-  }
-
-  /** The tag's holdings above zero, kept in tag_stats. */
-  private async tagHoldingCount(tagId: number): Promise<number> {
-    const [row] = await this.db.query<{ holding_count: number | string }>(
-      prepared(sql`SELECT holding_count FROM tag_stats WHERE tag_id = ${tagId}`),
+                     ORDER BY chain, token_address, address LIMIT ${pageSize(limit)} OFFSET ${offset}`;
+    // One row with a null page when the page is past the end, so the total comes back either way.
+    const found = await this.db.query<HoldingRow & { total: number | string }>(
+      prepared(sql`SELECT c.total, page.* FROM (SELECT COALESCE((${total}), 0) AS total) c
+                   LEFT JOIN (${withTokens(keys, true)}) page ON 1 = 1
+                   ORDER BY page.chain, page.token_address, page.address`),
     );
-    return Number(row?.holding_count ?? 0);
+    return {
+      total: Number(found[0]?.total ?? 0),
+      rows: found.filter((row) => row.chain !== null),
+    };
   }
+}
+
+/**
+ * The rows of the holdings whose keys `keys` selects, in the list order chain, token_address,
+ * address (the primary key's, so pages are range scans), each with its token, latest price and
+ * kept holder count. `keep`: kept prepared, for the conditions whose plan does not depend on the
+ * values (not an address set, whose best plan depends on its size).
+ */
+function withTokens(keys: SqlFragment, keep: boolean): SqlFragment {
+  const statement = sql`SELECT h.chain, h.address, h.token_address, h.balance, h.updated_at, d.decimals, t.name, t.symbol, t.icon_url,
+       (SELECT p.usd FROM prices p WHERE p.token_id = d.token_id ORDER BY p.at DESC LIMIT 1) AS usd,
+       COALESCE(th.holders, 0) AS holders
+     FROM (${keys}) k
+     JOIN holdings h ON h.chain = k.chain AND h.token_address = k.token_address AND h.address = k.address
+     JOIN token_deployments d ON d.chain = h.chain AND d.address = h.token_address
+     JOIN tokens t ON t.id = d.token_id
+     LEFT JOIN token_holders th ON th.chain = h.chain AND th.token_address = h.token_address
+     ORDER BY h.chain, h.token_address, h.address`;
+  return keep ? prepared(statement) : statement;
 }
 
 function whereClause(filters: HoldingFilters): SqlFragment {
