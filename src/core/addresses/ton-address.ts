@@ -1,5 +1,7 @@
 import { base64, base64url } from '@scure/base';
-import { crc16 } from '@ton/core';
+// The one function of @ton/core needed to check an address, from its own file: the package's index
+// loads the whole TON library (about 12 MiB of memory), which only the TON follower needs.
+import { crc16 } from '@ton/core/dist/utils/crc16';
 
 import { FamilyMatch, matched, rejected } from './address-families';
 

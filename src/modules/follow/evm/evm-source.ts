@@ -1,5 +1,3 @@
-import { isAddressOnChain } from '../../../core/addresses';
-import type { ChainId } from '../../../core/chains/chain-ids';
 import type { EvmChain } from '../../../core/chains/chain-registry';
 import type { FollowedChainConfig } from '../../../config/config';
 import type { TokenInput } from '../../../core/records/record-input';
@@ -14,6 +12,7 @@ import {
 import { NATIVE, type BlockHeader, type HoldingKey } from '../reading';
 import { tokenFromContract } from '../token-discovery';
 import { ChainReader } from './chain-reader';
+import { evmAddressShape } from './address-shape';
 
 export interface EvmSourceTuning {
   /** Blocks of token-transfer history read per backfill step (the reader splits it further when the node asks). */
@@ -113,11 +112,6 @@ export class EvmSource implements ChainSource {
     // Balances at the ancestor are read from the node's state there; nothing of the source's own is kept.
     return Promise.resolve({});
   }
-}
-
-/** EVM accounts: lowercase 0x and 40 hex digits (Sui and Aptos addresses are longer). */
-export function evmAddressShape(chain: ChainId): AddressShape {
-  return { prefixes: ['0x'], minLength: 42, maxLength: 42, valid: (address) => isAddressOnChain(address, chain) };
 }
 
 function min(a: bigint, b: bigint): bigint {

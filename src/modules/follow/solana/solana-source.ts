@@ -1,5 +1,4 @@
 import { address as toAddress, type Address } from '@solana/kit';
-import { isAddressOnChain } from '../../../core/addresses';
 import type { Chain } from '../../../core/chains/chain-registry';
 import type { ChainId } from '../../../core/chains/chain-ids';
 import type { TokenInput } from '../../../core/records/record-input';
@@ -25,6 +24,7 @@ import { networkMismatch } from './network';
 import { SolanaNodeError, SolanaRpc } from './solana-rpc';
 import { readTransaction, TOKEN_PROGRAMS, type SlotOf, type SolanaTransaction } from './solana-transaction';
 import { mintTokens } from './token-metadata';
+import { solanaAddressShape } from './address-shape';
 
 export interface SolanaSourceTuning {
   /** `getBlock` requests in flight at once while reading a range. */
@@ -374,12 +374,6 @@ export class SolanaSource implements ChainSource {
       before = last.signature;
     }
   }
-}
-
-/** Solana accounts: Base58 32-byte keys, 32 to 44 characters, case kept. */
-export function solanaAddressShape(chain: ChainId): AddressShape {
-  // Any first character: Base58 strings of those lengths that are not 32-byte keys (Bitcoin's) fail `valid`.
-  return { prefixes: [''], minLength: 32, maxLength: 44, valid: (address) => isAddressOnChain(address, chain) };
 }
 
 function headerOf(slot: bigint, block: JsonBlock): BlockHeader {

@@ -1,6 +1,5 @@
 import { Address, beginCell, Cell } from '@ton/core';
 import type { FollowedChainConfig } from '../../../config/config';
-import { isAddressOnChain } from '../../../core/addresses';
 import type { Chain } from '../../../core/chains/chain-registry';
 import type { ChainId } from '../../../core/chains/chain-ids';
 import type { TokenInput } from '../../../core/records/record-input';
@@ -40,6 +39,7 @@ import {
   stackNumber,
   TransactionJson,
 } from './toncenter-shapes';
+import { tonAddressShape } from './address-shape';
 
 export interface TonSourceTuning {
   /** Requests in flight at once while a range is read. */
@@ -848,16 +848,6 @@ export class TonSource implements ChainSource {
     await Promise.all(Array.from({ length: Math.min(this.tuning.concurrency, items.length) }, worker));
     return results;
   }
-}
-
-/** TON accounts chaintags follows live: basechain addresses in raw form (`0:` and 64 hex digits). */
-export function tonAddressShape(chain: ChainId): AddressShape {
-  return {
-    prefixes: ['0:'],
-    minLength: 66,
-    maxLength: 66,
-    valid: (address) => isAddressOnChain(address, chain),
-  };
 }
 
 function headerOf(json: BlockHeaderJson): BlockHeader {

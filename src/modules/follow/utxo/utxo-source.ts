@@ -1,4 +1,3 @@
-import { isAddressOnChain } from '../../../core/addresses';
 import { addressOfScript, outputScriptOf } from '../../../core/addresses/output-script';
 import type { ChainId } from '../../../core/chains/chain-ids';
 import type { TokenInput } from '../../../core/records/record-input';
@@ -18,6 +17,7 @@ import { choosePath, readBlocks, readHeader, tipHeight, type BlockReadPath } fro
 import { networkMismatch, type UtxoChainId, type UtxoNetwork } from './network';
 import { outpointKey, TrackedOutput, UtxoRepository } from './utxo.repository';
 import { satoshis, type UtxoBlock, type UtxoTransaction } from './utxo-block';
+import { utxoAddressShape } from './address-shape';
 
 export interface UtxoSourceTuning {
   /** Whole blocks read per backfill step. */
@@ -516,21 +516,6 @@ export class UtxoSource implements ChainSource {
       .filter((candidate) => candidate.block <= at)
       .map(({ txid, vout, address, value, block }) => ({ txid, vout, address, value, block }));
   }
-}
-
-/** Bitcoin-family addresses: Base58 (legacy, Dogecoin), bech32 (`bc1`) and CashAddr forms. */
-export function utxoAddressShape(chain: ChainId): AddressShape {
-  const prefixes: Record<string, string[]> = {
-    bitcoin: ['1', '3', 'bc1'],
-    bitcoincash: ['1', '3', 'bitcoincash:'],
-    dogecoin: ['D', 'A', '9'],
-  };
-  return {
-    prefixes: prefixes[chain] ?? [],
-    minLength: 25,
-    maxLength: 90,
-    valid: (address) => isAddressOnChain(address, chain),
-  };
 }
 
 /** A transaction's output scripts, indexed by output number. */
