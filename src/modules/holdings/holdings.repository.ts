@@ -59,15 +59,14 @@ export class HoldingsRepository {
     const tag = filters.address === undefined && filters.scope?.kind === 'tag' ? filters.scope : undefined;
     if (tag === undefined) {
       const where = whereClause(filters);
+      const page = withTokens(
+        sql`SELECT h.chain, h.token_address, h.address FROM holdings h WHERE ${where}
+            ORDER BY h.chain, h.token_address, h.address LIMIT ${pageSize(limit)} OFFSET ${offset}`,
+      );
       const [total, rows] = await Promise.all([
         this.db.count(sql`SELECT COUNT(*) FROM holdings h WHERE ${where}`),
-        this.db.query<HoldingRow>(
-          withTokens(
-            sql`SELECT h.chain, h.token_address, h.address FROM holdings h WHERE ${where}
-                ORDER BY h.chain, h.token_address, h.address LIMIT ${pageSize(limit)} OFFSET ${offset}`,
-            filters.scope === undefined,
-          ),
-        ),
+        // Kept prepared unless an address set is in it: its best plan depends on the set's size.
+        this.db.query<HoldingRow>(filters.scope === undefined ? prepared(page) : page),
       ]);
       return { total, rows };
     }
@@ -83,7 +82,7 @@ export class HoldingsRepository {
     // One row with a null page when the page is past the end, so the total comes back either way.
     const found = await this.db.query<HoldingRow & { total: number | string }>(
       prepared(sql`SELECT c.total, page.* FROM (SELECT COALESCE((${total}), 0) AS total) c
-                   LEFT JOIN (${withTokens(keys, true)}) page ON 1 = 1
+                   LEFT JOIN (${withTokens(keys)}) page ON 1 = 1
                    ORDER BY page.chain, page.token_address, page.address`),
     );
     return {
@@ -96,11 +95,10 @@ export class HoldingsRepository {
 /**
  * The rows of the holdings whose keys `keys` selects, in the list order chain, token_address,
  * address (the primary key's, so pages are range scans), each with its token, latest price and
- * kept holder count. `keep`: kept prepared, for the conditions whose plan does not depend on the
- * values (not an address set, whose best plan depends on its size).
+ * kept holder count.
  */
-function withTokens(keys: SqlFragment, keep: boolean): SqlFragment {
-  const statement = sql`SELECT h.chain, h.address, h.token_address, h.balance, h.updated_at, d.decimals, t.name, t.symbol, t.icon_url,
+function withTokens(keys: SqlFragment): SqlFragment {
+  return sql`SELECT h.chain, h.address, h.token_address, h.balance, h.updated_at, d.decimals, t.name, t.symbol, t.icon_url,
        (SELECT p.usd FROM prices p WHERE p.token_id = d.token_id ORDER BY p.at DESC LIMIT 1) AS usd,
        COALESCE(th.holders, 0) AS holders
      FROM (${keys}) k
@@ -109,7 +107,6 @@ function withTokens(keys: SqlFragment, keep: boolean): SqlFragment {
      JOIN tokens t ON t.id = d.token_id
      LEFT JOIN token_holders th ON th.chain = h.chain AND th.token_address = h.token_address
      ORDER BY h.chain, h.token_address, h.address`;
-  return keep ? prepared(statement) : statement;
 }
 
 function whereClause(filters: HoldingFilters): SqlFragment {
