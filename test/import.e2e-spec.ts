@@ -342,14 +342,16 @@ describe.each(DATABASES)('import on %s', (kind) => {
     expect(result.stderr).toContain('... and 5 more invalid lines');
   });
 
-  it('refreshes the planner statistics after a large import on PostgreSQL, not after a small one', async () => {
+  it('vacuums and analyses the tables after a large import on PostgreSQL, not after a small one', async () => {
     if (kind !== 'postgres') return;
     const db = t.app.get(Db);
-    const analysed = async () => {
-      const [row] = await db.query<{ n: number | string }>(
-        raw(`SELECT analyze_count AS n FROM pg_stat_user_tables WHERE relname = 'holdings'`),
+    const settled = async () => {
+      const [row] = await db.query<{ analysed: number | string; vacuumed: number | string }>(
+        raw(
+          `SELECT analyze_count AS analysed, vacuum_count AS vacuumed FROM pg_stat_user_tables WHERE relname = 'holdings'`,
+        ),
       );
-      return Number(row?.n ?? 0);
+      return { analysed: Number(row?.analysed ?? 0), vacuumed: Number(row?.vacuumed ?? 0) };
     };
     const holdings = (from: number, count: number) =>
       Array.from({ length: count }, (_v, index) =>
@@ -361,16 +363,16 @@ describe.each(DATABASES)('import on %s', (kind) => {
           updated_at: '2024-05-01T00:00:00Z',
         }),
       );
-    const before = await analysed();
+    const before = await settled();
     await importLines(t, holdings(0, 10));
     // The statistics collector reports with a delay of its own; a small import's absence is read
     // together with the large one's presence below.
     await importLines(t, holdings(10, 10_000));
-    const after = await eventually('the statistics to show the ANALYZE', async () => {
-      const count = await analysed();
-      return count > before ? count : undefined;
+    const after = await eventually('the statistics to show the VACUUM and the ANALYZE', async () => {
+      const counts = await settled();
+      return counts.analysed > before.analysed && counts.vacuumed > before.vacuumed ? counts : undefined;
     });
-    expect(after).toBe(before + 1);
+    expect(after).toEqual({ analysed: before.analysed + 1, vacuumed: before.vacuumed + 1 });
   });
 
   it('reports progress at most once a second on a long import', async () => {

@@ -42,10 +42,10 @@ export interface SinkOptions extends RunOptions {
 }
 
 /**
- * A whole-input write of at least this many rows has the planner's statistics of the tables it
- * writes refreshed once it has committed (IngestRepository.refreshPlannerStatistics).
+ * A whole-input write of at least this many rows has the tables it writes vacuumed and analysed
+ * once it has committed (IngestRepository.settleAfterLargeWrite).
  */
-const ANALYZE_AFTER_ROWS = 10_000;
+const SETTLE_AFTER_ROWS = 10_000;
 
 /** Thrown inside a whole-input transaction to roll it back when invalid records forbid the commit. */
 class RolledBack extends Error {}
@@ -128,7 +128,7 @@ export class RecordSink {
     }
     run.committed();
     const written = Object.values(run.report(true).valid).reduce((sum, count) => sum + count, 0);
-    if (written >= ANALYZE_AFTER_ROWS) await this.repository.refreshPlannerStatistics(this.db);
+    if (written >= SETTLE_AFTER_ROWS) await this.repository.settleAfterLargeWrite(this.db);
     return run.report(true);
   }
 
