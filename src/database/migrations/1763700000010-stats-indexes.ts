@@ -56,7 +56,8 @@ export class StatsIndexes1763700000010 implements MigrationInterface {
   }
 }
 
-function coveringColumns(dialect: Dialect): (key: string[], carried: string[]) => string {
+/** An index's columns: `key`, with `carried` as INCLUDE columns on PostgreSQL and as trailing key columns on SQLite. */
+export function coveringColumns(dialect: Dialect): (key: string[], carried: string[]) => string {
   return dialect === 'postgres'
     ? (key, carried) => `(${key.join(', ')}) INCLUDE (${carried.join(', ')})`
     : (key, carried) => `(${[...key, ...carried].join(', ')})`;

@@ -15,6 +15,7 @@ import { Webhooks1763700000080 } from './1763700000080-webhooks';
 import { JettonWallets1763700000090 } from './1763700000090-jetton-wallets';
 import { TagHoldings1763700000100 } from './1763700000100-tag-holdings';
 import { TransactionPairs1763700000110 } from './1763700000110-transaction-pairs';
+import { SenderCounterparties1763700000120 } from './1763700000120-sender-counterparties';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   JettonWallets1763700000090,
   TagHoldings1763700000100,
   TransactionPairs1763700000110,
+  SenderCounterparties1763700000120,
 ];
