@@ -1,4 +1,4 @@
-import { analyze, bigSum, Dialect, forUpdate, textRows } from './dialect';
+import { analyze, bigSum, Dialect, forUpdate, inTexts, textRows } from './dialect';
 import { list, raw, render, sql } from './sql';
 
 describe('dialect fragments', () => {
@@ -54,6 +54,19 @@ describe('dialect fragments', () => {
     expect(render(textRows('sqlite', columns, ['text', 'numeric', 'timestamptz']), 'sqlite')).toEqual({
       text: 'VALUES (?, ?, ?), (?, ?, ?)',
       params: ['tx-1', '10', '2024-07-01T00:00:00.000Z', 'tx-2', '20', '2024-07-02T00:00:00.000Z'],
+    });
+  });
+
+  it('names the values of an IN as one array on PostgreSQL and one by one on SQLite', () => {
+    const statement = (dialect: Dialect) =>
+      sql`SELECT n FROM t WHERE k = ${7} AND a ${inTexts(dialect, ['x', 'y', 'z'])}`;
+    expect(render(statement('postgres'), 'postgres')).toEqual({
+      text: 'SELECT n FROM t WHERE k = $1 AND a = ANY (CAST($2 AS text[]))',
+      params: [7, ['x', 'y', 'z']],
+    });
+    expect(render(statement('sqlite'), 'sqlite')).toEqual({
+      text: 'SELECT n FROM t WHERE k = ? AND a IN (?, ?, ?)',
+      params: [7, 'x', 'y', 'z'],
     });
   });
 

@@ -1,4 +1,4 @@
-import { type Dialect, join, raw, rows, sql, SqlFragment } from './sql';
+import { type Dialect, join, list, raw, rows, sql, SqlFragment } from './sql';
 
 /**
  * Everything that differs between PostgreSQL and SQLite lives in this file: column types for the
@@ -112,6 +112,17 @@ export function textRows(
   }
   const count = columns[0]?.length ?? 0;
   return sql`VALUES ${rows(Array.from({ length: count }, (_unused, index) => columns.map((values) => values[index])))}`;
+}
+
+/**
+ * `IN (…)` over text values, written after the column: `address ${inTexts(tx.dialect, chunk)}`.
+ * PostgreSQL gets one array (`= ANY (…)`), as textRows gives it for rows, so the statement binds
+ * one value however many it names: 500 addresses bound one by one took it 1-2 ms to parse and
+ * bind before each run, a sixth of what a request adding 1,000 addresses to a tag spent in it.
+ * SQLite gets `IN (?, ?, …)`. At least one value, as for `list`.
+ */
+export function inTexts(dialect: Dialect, values: readonly string[]): SqlFragment {
+  return dialect === 'postgres' ? sql`= ANY (CAST(${values} AS text[]))` : sql`IN (${list(values)})`;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Sql } from '../../database/db.service';
-import { bigSum, type Dialect } from '../../database/dialect';
+import { bigSum, type Dialect, inTexts } from '../../database/dialect';
 import { chunks, list, raw, sql, type SqlFragment } from '../../database/sql';
 import { binaryOrder } from '../../core/text/binary-order';
 import type { TagPart } from './kept-aggregate';
@@ -61,7 +61,7 @@ export async function readMembersPart(tx: Sql, tagId: number, addresses: readonl
   for (const chunk of chunks(ordered)) {
     const holdings = await tx.query<{ chain: string; token_address: string; n: number | string; balance: string }>(
       sql`SELECT chain, token_address, COUNT(*) AS n, ${bigSum(tx.dialect, raw('balance'))} AS balance FROM holdings
-          WHERE address IN (${list(chunk)}) AND balance <> '0' GROUP BY chain, token_address`,
+          WHERE address ${inTexts(tx.dialect, chunk)} AND balance <> '0' GROUP BY chain, token_address`,
     );
     for (const row of holdings) {
       const key = `${row.chain} ${row.token_address}`;
@@ -166,11 +166,11 @@ async function readOtherEnds(
   const count = (other: string, n: number) => counterparties.set(other, (counterparties.get(other) ?? 0) + n);
   for (const chunk of chunks(quiet)) {
     const sent = await tx.query<{ other: string; n: number | string }>(
-      sql`SELECT to_address AS other, COUNT(*) AS n FROM transactions WHERE from_address IN (${list(chunk)})
+      sql`SELECT to_address AS other, COUNT(*) AS n FROM transactions WHERE from_address ${inTexts(tx.dialect, chunk)}
           AND to_address <> from_address GROUP BY to_address`,
     );
     const received = await tx.query<{ other: string; n: number | string }>(
-      sql`SELECT from_address AS other, COUNT(*) AS n FROM transactions WHERE to_address IN (${list(chunk)})
+      sql`SELECT from_address AS other, COUNT(*) AS n FROM transactions WHERE to_address ${inTexts(tx.dialect, chunk)}
           AND to_address <> from_address GROUP BY from_address`,
     );
     for (const row of sent) {
@@ -227,8 +227,8 @@ async function betweenThemselves(tx: Sql, ordered: readonly string[]): Promise<n
   for (const recipients of chunks(ordered)) {
     for (const senders of chunks(ordered, SENDERS_PER_STATEMENT)) {
       const [row] = await tx.query<{ n: number | string }>(
-        sql`SELECT COUNT(*) AS n FROM transactions WHERE to_address IN (${list(recipients)})
-            AND ${senderOnly(tx.dialect)} IN (${list(senders)}) AND from_address <> to_address`,
+        sql`SELECT COUNT(*) AS n FROM transactions WHERE to_address ${inTexts(tx.dialect, recipients)}
+            AND ${senderOnly(tx.dialect)} ${inTexts(tx.dialect, senders)} AND from_address <> to_address`,
       );
       count += Number(row?.n ?? 0);
     }
@@ -259,7 +259,7 @@ async function countWithMembers(
   }
   for (const chunk of chunks([...counterparties.keys()])) {
     const found = await tx.query<{ address: string }>(
-      sql`SELECT address FROM address_tags WHERE tag_id = ${tagId} AND address IN (${list(chunk)})`,
+      sql`SELECT address FROM address_tags WHERE tag_id = ${tagId} AND address ${inTexts(tx.dialect, chunk)}`,
     );
     for (const row of found) shared += counterparties.get(row.address) ?? 0;
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Db, Sql } from '../../database/db.service';
-import { forUpdate, toIso } from '../../database/dialect';
+import { forUpdate, inTexts, textRows, toIso } from '../../database/dialect';
 import { addressSet, addressSetInJoinOrder } from '../../database/address-sets';
 import {
   applyMembersPart,
@@ -9,7 +9,7 @@ import {
   type MembersPart,
   readMembersPart,
 } from '../aggregates/aggregates.service';
-import { and, chunks, list, prepared, rows, sql, SqlFragment } from '../../database/sql';
+import { and, chunks, list, prepared, sql, SqlFragment } from '../../database/sql';
 import { settingOnce } from '../../database/settings';
 import { TagScope } from '../../core/tags/tag-scope';
 import { binaryOrder } from '../../core/text/binary-order';
@@ -237,7 +237,7 @@ export class TagsRepository {
         sql`SELECT tr.address, t.name FROM tracked_addresses tr
          LEFT JOIN address_tags a ON a.account_id = tr.account_id AND a.address = tr.address
          LEFT JOIN tags t ON t.id = a.tag_id
-         WHERE tr.account_id = ${accountKey(accountId)} AND tr.address IN (${list(chunk)})`,
+         WHERE tr.account_id = ${accountKey(accountId)} AND tr.address ${inTexts(this.db.dialect, chunk)}`,
       );
       for (const row of found) {
         const tags = result.get(row.address) ?? [];
@@ -289,7 +289,7 @@ export async function removeMembers(
   const removed: string[] = [];
   for (const chunk of chunks(addresses)) {
     const deleted = await tx.query<{ address: string }>(
-      sql`DELETE FROM address_tags WHERE tag_id = ${tagId} AND address IN (${list(chunk)}) RETURNING address`,
+      sql`DELETE FROM address_tags WHERE tag_id = ${tagId} AND address ${inTexts(tx.dialect, chunk)} RETURNING address`,
     );
     removed.push(...deleted.map((row) => row.address));
   }
@@ -312,8 +312,19 @@ async function recordHistory(
   change: Change,
 ): Promise<void> {
   for (const chunk of chunks(addresses)) {
-    const values = rows(chunk.map((address) => [accountId, tag, address, action, change.key, change.now]));
-    await tx.execute(sql`INSERT INTO tag_history (account_id, tag, address, action, key_prefix, at) VALUES ${values}`);
+    const values = textRows(
+      tx.dialect,
+      [
+        chunk.map(() => accountId),
+        chunk.map(() => tag),
+        chunk,
+        chunk.map(() => action),
+        chunk.map(() => change.key),
+        chunk.map(() => change.now),
+      ],
+      ['bigint', 'text', 'text', 'text', 'text', 'timestamptz'],
+    );
+    await tx.execute(sql`INSERT INTO tag_history (account_id, tag, address, action, key_prefix, at) ${values}`);
   }
 }
 
@@ -324,9 +335,13 @@ export async function membersChanged(tx: Sql, tagId: number, now: string): Promi
 
 async function insertTracked(tx: Sql, accountId: number, ordered: readonly string[], now: string): Promise<void> {
   for (const chunk of chunks(ordered)) {
-    const values = rows(chunk.map((address) => [accountId, address, now]));
+    const values = textRows(
+      tx.dialect,
+      [chunk.map(() => accountId), chunk, chunk.map(() => now)],
+      ['bigint', 'text', 'timestamptz'],
+    );
     await tx.execute(
-      sql`INSERT INTO tracked_addresses (account_id, address, created_at) VALUES ${values} ON CONFLICT (account_id, address) DO NOTHING`,
+      sql`INSERT INTO tracked_addresses (account_id, address, created_at) ${values} ON CONFLICT (account_id, address) DO NOTHING`,
     );
   }
 }
@@ -334,7 +349,7 @@ async function insertTracked(tx: Sql, accountId: number, ordered: readonly strin
 async function lockTracked(tx: Sql, accountId: number, ordered: readonly string[]): Promise<void> {
   for (const chunk of chunks(ordered)) {
     await tx.query(
-      sql`SELECT address FROM tracked_addresses WHERE account_id = ${accountKey(accountId)} AND address IN (${list(chunk)})
+      sql`SELECT address FROM tracked_addresses WHERE account_id = ${accountKey(accountId)} AND address ${inTexts(tx.dialect, chunk)}
        ORDER BY address${forUpdate(tx.dialect)}`,
     );
   }
@@ -350,7 +365,7 @@ async function tagCounts(
   for (const chunk of chunks(ordered)) {
     const found = await tx.query<{ address: string; n: number | string; has_tag: number | string }>(
       sql`SELECT address, COUNT(*) AS n, SUM(CASE WHEN tag_id = ${tagId} THEN 1 ELSE 0 END) AS has_tag
-       FROM address_tags WHERE account_id = ${accountKey(accountId)} AND address IN (${list(chunk)}) GROUP BY address`,
+       FROM address_tags WHERE account_id = ${accountKey(accountId)} AND address ${inTexts(tx.dialect, chunk)} GROUP BY address`,
     );
     for (const row of found) counts.set(row.address, { count: Number(row.n), hasTag: Number(row.has_tag) > 0 });
   }
@@ -390,9 +405,13 @@ async function insertMemberships(
   now: string,
 ): Promise<void> {
   for (const chunk of chunks(addresses)) {
-    const values = rows(chunk.map((address) => [tagId, accountId, address, now]));
+    const values = textRows(
+      tx.dialect,
+      [chunk.map(() => tagId), chunk.map(() => accountId), chunk, chunk.map(() => now)],
+      ['bigint', 'bigint', 'text', 'timestamptz'],
+    );
     await tx.execute(
-      sql`INSERT INTO address_tags (tag_id, account_id, address, created_at) VALUES ${values} ON CONFLICT (tag_id, address) DO NOTHING`,
+      sql`INSERT INTO address_tags (tag_id, account_id, address, created_at) ${values} ON CONFLICT (tag_id, address) DO NOTHING`,
     );
   }
 }

@@ -1,6 +1,6 @@
 import type { Sql } from '../../../database/db.service';
-import { forShare } from '../../../database/dialect';
-import { chunks, list, rows, sql } from '../../../database/sql';
+import { forShare, inTexts, textRows } from '../../../database/dialect';
+import { chunks, sql } from '../../../database/sql';
 import { binaryOrder } from '../../../core/text/binary-order';
 import { endsOf, positive, signedEnds } from '../changes';
 import type { DataDelta, KeptAggregate, WriteRound } from '../kept-aggregate';
@@ -44,7 +44,15 @@ class AddressStatsDelta implements DataDelta {
     for (const chunk of chunks(ordered)) {
       await tx.execute(
         sql`INSERT INTO address_stats (address, holding_count, txn_count)
-            VALUES ${rows(chunk.map((address) => [address, addresses.get(address)!.holdings, addresses.get(address)!.txns]))}
+            ${textRows(
+              tx.dialect,
+              [
+                chunk,
+                chunk.map((address) => addresses.get(address)!.holdings),
+                chunk.map((address) => addresses.get(address)!.txns),
+              ],
+              ['text', 'bigint', 'bigint'],
+            )}
             ON CONFLICT (address) DO UPDATE SET holding_count = address_stats.holding_count + excluded.holding_count,
               txn_count = address_stats.txn_count + excluded.txn_count`,
       );
@@ -62,11 +70,12 @@ export async function shareAddressRows(tx: Sql, ordered: readonly string[]): Pro
   const txnCounts = new Map<string, number>();
   for (const chunk of chunks(ordered)) {
     await tx.execute(
-      sql`INSERT INTO address_stats (address, holding_count, txn_count) VALUES ${rows(chunk.map((a) => [a, 0, 0]))}
+      sql`INSERT INTO address_stats (address, holding_count, txn_count)
+          ${textRows(tx.dialect, [chunk, chunk.map(() => 0), chunk.map(() => 0)], ['text', 'bigint', 'bigint'])}
           ON CONFLICT (address) DO NOTHING`,
     );
     const locked = await tx.query<{ address: string; txn_count: number | string }>(
-      sql`SELECT address, txn_count FROM address_stats WHERE address IN (${list(chunk)})
+      sql`SELECT address, txn_count FROM address_stats WHERE address ${inTexts(tx.dialect, chunk)}
           ORDER BY address${forShare(tx.dialect)}`,
     );
     for (const row of locked) txnCounts.set(row.address, Number(row.txn_count));

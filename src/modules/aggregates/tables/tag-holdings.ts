@@ -1,4 +1,5 @@
 import type { Sql } from '../../../database/db.service';
+import { inTexts } from '../../../database/dialect';
 import { chunks, list, rows, sql } from '../../../database/sql';
 import { binaryOrder } from '../../../core/text/binary-order';
 import { positive } from '../changes';
@@ -22,11 +23,13 @@ export const tagHoldings: KeptAggregate = {
         await tx.execute(
           sql`INSERT INTO tag_holdings (tag_id, chain, token_address, address)
               SELECT ${tagId}, chain, token_address, address FROM holdings
-              WHERE address IN (${list(chunk)}) AND balance <> '0'
+              WHERE address ${inTexts(tx.dialect, chunk)} AND balance <> '0'
               ON CONFLICT (tag_id, chain, token_address, address) DO NOTHING`,
         );
       } else {
-        await tx.execute(sql`DELETE FROM tag_holdings WHERE tag_id = ${tagId} AND address IN (${list(chunk)})`);
+        await tx.execute(
+          sql`DELETE FROM tag_holdings WHERE tag_id = ${tagId} AND address ${inTexts(tx.dialect, chunk)}`,
+        );
       }
     }
   },
