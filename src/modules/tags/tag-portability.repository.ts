@@ -165,7 +165,7 @@ async function importInto(
     sql`SELECT DISTINCT tag FROM import_pairs WHERE tag <> ${UNTAGGED} ORDER BY tag`,
   );
   const fileTags: { id: number; name: string }[] = [];
-  for (const { tag } of names) fileTags.push({ id: await createTag(tx, accountId, tag, change.now), name: tag });
+  for (const { tag } of names) fileTags.push({ id: (await createTag(tx, accountId, tag, change.now)).id, name: tag });
 
   // A `0` pair adds the address when it was not tracked before.
   const account = sql`CAST(${accountId} AS ${raw(types.bigint)})`;

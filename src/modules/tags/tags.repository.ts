@@ -100,10 +100,11 @@ export class TagsRepository {
       await this.db.transaction(async (tx) => {
         let target: { id: number; name: string; part: MembersPart } | undefined;
         if (tag !== undefined) {
-          const id = await createTag(tx, accountId, tag, now);
-          // Before any lock: a guess at the addresses to add, checked once the locks are held.
-          const before = await tagCounts(tx, accountId, ordered, id);
-          const untagged = ordered.filter((address) => !before.get(address)?.hasTag);
+          const { id, created } = await createTag(tx, accountId, tag, now);
+          // Before any lock: a guess at the addresses to add, checked once the locks are held. A tag
+          // this transaction created has no members to leave out.
+          const before = created ? undefined : await tagCounts(tx, accountId, ordered, id);
+          const untagged = ordered.filter((address) => !before?.get(address)?.hasTag);
           target = { id, name: tag, part: await readMembersPart(tx, id, untagged) };
         }
         await insertTracked(tx, accountId, ordered, now);
@@ -373,12 +374,17 @@ async function tagCounts(
 }
 
 /**
- * The tag's id, creating it (and its empty aggregates) unless another request has meanwhile. DO
- * NOTHING, not DO UPDATE: an upsert that finds the row locks it as for an update, which blocks the
- * foreign-key checks of every other request inserting the tag's memberships, and this request
- * then waits for the tag's aggregates row that one of those holds: a deadlock.
+ * The tag's id, and whether this call created it (and its empty aggregates) rather than finding
+ * it. DO NOTHING, not DO UPDATE: an upsert that finds the row locks it as for an update, which
+ * blocks the foreign-key checks of every other request inserting the tag's memberships, and this
+ * request then waits for the tag's aggregates row that one of those holds: a deadlock.
  */
-export async function createTag(tx: Sql, accountId: number, name: string, now: string): Promise<number> {
+export async function createTag(
+  tx: Sql,
+  accountId: number,
+  name: string,
+  now: string,
+): Promise<{ id: number; created: boolean }> {
   // Each turn either creates the tag or finds it; it goes round again only if the tag that stood in
   // the way was deleted before it could be read.
   for (;;) {
@@ -388,12 +394,12 @@ export async function createTag(tx: Sql, accountId: number, name: string, now: s
     );
     if (created !== undefined) {
       await createTagStats(tx, Number(created.id));
-      return Number(created.id);
+      return { id: Number(created.id), created: true };
     }
     const [existing] = await tx.query<{ id: number | string }>(
       sql`SELECT id FROM tags WHERE account_id = ${accountId} AND name = ${name}`,
     );
-    if (existing !== undefined) return Number(existing.id);
+    if (existing !== undefined) return { id: Number(existing.id), created: false };
   }
 }
 
