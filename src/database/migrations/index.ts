@@ -16,6 +16,7 @@ import { JettonWallets1763700000090 } from './1763700000090-jetton-wallets';
 import { TagHoldings1763700000100 } from './1763700000100-tag-holdings';
 import { TransactionPairs1763700000110 } from './1763700000110-transaction-pairs';
 import { SenderCounterparties1763700000120 } from './1763700000120-sender-counterparties';
+import { TagHoldingsUnchecked1763700000130 } from './1763700000130-tag-holdings-unchecked';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   TagHoldings1763700000100,
   TransactionPairs1763700000110,
   SenderCounterparties1763700000120,
+  TagHoldingsUnchecked1763700000130,
 ];

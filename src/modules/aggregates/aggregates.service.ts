@@ -10,6 +10,7 @@ export type { HoldingChange, TransferChange, TransferEnds } from './kept-aggrega
 export {
   applyMembersPart,
   busyAddresses,
+  deleteTagAggregates,
   lockForMembershipChange,
   readMembersPart,
   type MembersPart,

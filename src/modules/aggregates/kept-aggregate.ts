@@ -68,4 +68,9 @@ export interface KeptAggregate {
   dataWrite?(): DataDelta;
   /** A tag gains (`sign` 1) or loses (-1) `part`, under the tag's row lock. */
   membersChanged?(tx: Sql, tagId: number, part: TagPart, sign: 1 | -1): Promise<void>;
+  /**
+   * The tag is being deleted, under its row lock: its rows go, where no foreign key's cascade
+   * takes them with the tag.
+   */
+  tagDeleted?(tx: Sql, tagId: number): Promise<void>;
 }

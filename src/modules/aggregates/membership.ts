@@ -267,6 +267,14 @@ async function countWithMembers(
 }
 
 /**
+ * Deleting a tag, once its row is locked (lockForMembershipChange): the kept rows that its
+ * deletion does not take with it by a foreign key's cascade.
+ */
+export async function deleteTagAggregates(tx: Sql, tagId: number): Promise<void> {
+  for (const aggregate of KEPT_AGGREGATES) await aggregate.tagDeleted?.(tx, tagId);
+}
+
+/**
  * Before removing addresses from a tag or deleting it: the shared locks on the addresses' rows,
  * then the tag's row, as readMembersPart and applyMembersPart take them.
  */

@@ -5,6 +5,7 @@ import { addressSet, addressSetInJoinOrder } from '../../database/address-sets';
 import {
   applyMembersPart,
   createTagStats,
+  deleteTagAggregates,
   lockForMembershipChange,
   type MembersPart,
   readMembersPart,
@@ -153,8 +154,9 @@ export class TagsRepository {
   }
 
   /**
-   * The tag's kept aggregates go with it (ON DELETE CASCADE), after its row is locked like any
-   * change's; its history stays, with a `removed` for each of its last members.
+   * The tag's kept aggregates go with it (deleteTagAggregates, then ON DELETE CASCADE), after its
+   * row is locked like any change's; its history stays, with a `removed` for each of its last
+   * members.
    */
   async deleteTag(tag: NamedTag, change: Change): Promise<void> {
     await this.db.transaction(async (tx) => {
@@ -165,6 +167,7 @@ export class TagsRepository {
             FROM address_tags WHERE tag_id = ${tag.tagId} ORDER BY address`,
       );
       await tx.execute(sql`DELETE FROM address_tags WHERE tag_id = ${tag.tagId}`);
+      await deleteTagAggregates(tx, tag.tagId);
       await tx.execute(sql`DELETE FROM tags WHERE id = ${tag.tagId}`);
     });
   }

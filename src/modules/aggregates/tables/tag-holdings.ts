@@ -33,6 +33,10 @@ export const tagHoldings: KeptAggregate = {
       }
     }
   },
+  // No foreign key on PostgreSQL (migration 1763700000130): the tag's rows are deleted with it here.
+  async tagDeleted(tx: Sql, tagId: number): Promise<void> {
+    await tx.execute(sql`DELETE FROM tag_holdings WHERE tag_id = ${tagId}`);
+  },
 };
 
 /** tag_holdings as it must be: every member's holdings above zero, for each of its tags. */
