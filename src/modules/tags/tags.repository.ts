@@ -51,8 +51,14 @@ export interface HistoryRow {
 
 const SETTING_CURSOR_SECRET = 'tag_history_cursor_secret';
 
-/** The outcome of checking a batch against the cap, under the lock. */
-export type AssignOutcome = { ok: true } | { ok: false; overLimit: { address: string; tag_count: number }[] };
+/**
+ * The outcome of checking a batch against the cap, under the lock. Once tagged, each address's
+ * tags as the change left them (binary order), read under the same lock: the answer needs no
+ * further read.
+ */
+export type AssignOutcome =
+  | { ok: true; tags?: ReadonlyMap<string, string[]> }
+  | { ok: false; overLimit: { address: string; tag_count: number }[] };
 
 @Injectable()
 export class TagsRepository {
@@ -98,37 +104,41 @@ export class TagsRepository {
     const { now } = change;
     const ordered = [...addresses].sort(binaryOrder);
     try {
-      await this.db.transaction(async (tx) => {
+      const tags = await this.db.transaction(async (tx) => {
         let target: { id: number; name: string; part: MembersPart } | undefined;
         if (tag !== undefined) {
           const { id, created } = await createTag(tx, accountId, tag, now);
           // Before any lock: a guess at the addresses to add, checked once the locks are held. A tag
           // this transaction created has no members to leave out.
-          const before = created ? undefined : await tagCounts(tx, accountId, ordered, id);
-          const untagged = ordered.filter((address) => !before?.get(address)?.hasTag);
+          const before = created ? new Set<string>() : await membersAmong(tx, id, ordered);
+          const untagged = ordered.filter((address) => !before.has(address));
           target = { id, name: tag, part: await readMembersPart(tx, id, untagged) };
         }
         await insertTracked(tx, accountId, ordered, now);
         await lockTracked(tx, accountId, ordered);
-        if (target === undefined) return;
+        if (target === undefined) return undefined;
 
         const { id, name } = target;
-        const counts = await tagCounts(tx, accountId, ordered, id);
-        const adding = ordered.filter((address) => !counts.get(address)?.hasTag);
+        const current = await tagsOfLocked(tx, accountId, ordered);
+        const adding = ordered.filter((address) => !current.get(address)?.includes(name));
         const overLimit = adding
-          .map((address) => ({ address, tag_count: counts.get(address)?.count ?? 0 }))
+          .map((address) => ({ address, tag_count: current.get(address)?.length ?? 0 }))
           .filter((entry) => entry.tag_count >= cap);
         // Thrown, not returned, so that the transaction rolls back the rows added above.
         if (overLimit.length > 0) throw new CapExceeded(overLimit);
-        if (adding.length === 0) return;
+        const after = new Map(ordered.map((address) => [address, current.get(address) ?? []]));
+        for (const address of adding) after.get(address)!.push(name);
+        for (const names of after.values()) names.sort(binaryOrder);
+        if (adding.length === 0) return after;
 
         const part = sameAddresses(target.part.addresses, adding) ? target.part : await readMembersPart(tx, id, adding);
         await applyMembersPart(tx, id, part, 1);
         await insertMemberships(tx, id, accountId, adding, now);
         await recordHistory(tx, accountId, name, adding, 'added', change);
         await membersChanged(tx, id, now);
+        return after;
       });
-      return { ok: true };
+      return { ok: true, tags };
     } catch (error) {
       if (error instanceof CapExceeded) return { ok: false, overLimit: error.overLimit };
       throw error;
@@ -359,21 +369,33 @@ async function lockTracked(tx: Sql, accountId: number, ordered: readonly string[
   }
 }
 
-async function tagCounts(
-  tx: Sql,
-  accountId: number,
-  ordered: readonly string[],
-  tagId: number,
-): Promise<Map<string, { count: number; hasTag: boolean }>> {
-  const counts = new Map<string, { count: number; hasTag: boolean }>();
+/** Those of the addresses that carry the tag (as last committed, before any lock: a guess). */
+async function membersAmong(tx: Sql, tagId: number, ordered: readonly string[]): Promise<Set<string>> {
+  const members = new Set<string>();
   for (const chunk of chunks(ordered)) {
-    const found = await tx.query<{ address: string; n: number | string; has_tag: number | string }>(
-      sql`SELECT address, COUNT(*) AS n, SUM(CASE WHEN tag_id = ${tagId} THEN 1 ELSE 0 END) AS has_tag
-       FROM address_tags WHERE account_id = ${accountKey(accountId)} AND address ${inTexts(tx.dialect, chunk)} GROUP BY address`,
+    const found = await tx.query<{ address: string }>(
+      sql`SELECT address FROM address_tags WHERE tag_id = ${tagId} AND address ${inTexts(tx.dialect, chunk)}`,
     );
-    for (const row of found) counts.set(row.address, { count: Number(row.n), hasTag: Number(row.has_tag) > 0 });
+    for (const row of found) members.add(row.address);
   }
-  return counts;
+  return members;
+}
+
+/** The names of each address's tags in the account (exact while its tracked row is locked). */
+async function tagsOfLocked(tx: Sql, accountId: number, ordered: readonly string[]): Promise<Map<string, string[]>> {
+  const tags = new Map<string, string[]>();
+  for (const chunk of chunks(ordered)) {
+    const found = await tx.query<{ address: string; name: string }>(
+      sql`SELECT a.address, t.name FROM address_tags a JOIN tags t ON t.id = a.tag_id
+       WHERE a.account_id = ${accountKey(accountId)} AND a.address ${inTexts(tx.dialect, chunk)}`,
+    );
+    for (const row of found) {
+      const names = tags.get(row.address);
+      if (names === undefined) tags.set(row.address, [row.name]);
+      else names.push(row.name);
+    }
+  }
+  return tags;
 }
 
 /**

@@ -41,7 +41,10 @@ export class TagsService {
         outcome.overLimit,
       );
     }
-    return this.records(accountId, addresses);
+    const { tags } = outcome;
+    // The tags as the change left them; the reserved tag only tracks, and is read back.
+    if (tags === undefined) return this.records(accountId, addresses);
+    return addresses.map((address) => toTaggedAddress(address, tags.get(address.canonical) ?? []));
   }
 
   /** DELETE /v2/tags/:tag/addresses — the addresses stay tracked; for `0`, untagged ones stop being tracked. */
