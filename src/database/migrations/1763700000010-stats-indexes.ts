@@ -56,7 +56,10 @@ export class StatsIndexes1763700000010 implements MigrationInterface {
   }
 }
 
-/** An index's columns: `key`, with `carried` as INCLUDE columns on PostgreSQL and as trailing key columns on SQLite. */
+/**
+ * An index's columns: `key`, with `carried` as INCLUDE columns on PostgreSQL and as trailing key
+ * columns on SQLite.
+ */
 export function coveringColumns(dialect: Dialect): (key: string[], carried: string[]) => string {
   return dialect === 'postgres'
     ? (key, carried) => `(${key.join(', ')}) INCLUDE (${carried.join(', ')})`

@@ -6,8 +6,8 @@ import { dialectOf } from './1763700000000-foundation';
  * every row written, under the tag's lock: of the 23.5 ms that a 1,000-address chunk's 2,304 rows
  * took to insert at 1M, about 10 ms (bench/README.md, change 30). The rows are a kept aggregate:
  * they are written only under their tag's lock, by a writer that has just found the tag there
- * (`lockTag`, `lockTags`), and deleting a tag deletes them under the same lock
- * (`TagsRepository.deleteTag`), so no row can outlive its tag; `stats verify` compares the table
+ * (`lockTag`, `lockTags`), and deleting a tag deletes them under the same lock (the aggregate's
+ * `tagDeleted`, from `TagsRepository.deleteTag`), so no row can outlive its tag; `stats verify` compares the table
  * with its reference computation, which joins the memberships. SQLite keeps the key: dropping it
  * there means rebuilding the table, and its writers take turns, so the check costs no other
  * request any waiting.
