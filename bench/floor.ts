@@ -25,14 +25,7 @@ import { parseAddress } from '../src/core/addresses';
 import { AddressesService } from '../src/modules/addresses/addresses.service';
 import { isChainId } from '../src/core/chains/chain-ids';
 import { ApiError } from '../src/core/errors';
-import {
-  CursorPage,
-  formatLinks,
-  LinkRelation,
-  OffsetPage,
-  offsetRelations,
-  withParameter,
-} from '../src/http/paging/paging';
+import { CursorPage, formatLinks, OffsetPage, pageLinks } from '../src/http/paging/paging';
 import { countOf, type Db, type Row } from '../src/database/db.service';
 import { render, type SqlFragment } from '../src/database/sql';
 import { HoldingsRepository } from '../src/modules/holdings/holdings.repository';
@@ -196,17 +189,9 @@ function whole(query: URLSearchParams, name: string, fallback: number, max: numb
   return Number(value);
 }
 
-/** The Link header the service's LinkHeaderInterceptor sets for the same page. */
+/** The Link header the service's page answer (src/http/paging/paged.ts) sets for the same page. */
 function links(result: OffsetPage<unknown> | CursorPage<unknown>, url: URL): string | undefined {
-  const entries: [LinkRelation, string][] = [];
-  if (result instanceof OffsetPage) {
-    for (const [relation, page] of offsetRelations(result.page, result.perPage, result.total)) {
-      entries.push([relation, withParameter(url, 'page', String(page))]);
-    }
-  } else {
-    if (result.next !== undefined) entries.push(['next', withParameter(url, 'after', result.next)]);
-    if (!result.isFirst) entries.push(['first', withParameter(url, 'after', undefined)]);
-  }
+  const entries = pageLinks(result, url);
   return entries.length > 0 ? formatLinks(entries) : undefined;
 }
 

@@ -1,4 +1,4 @@
-/** One page of an offset-paged list; LinkHeaderInterceptor turns it into the body and a Link header. */
+/** One page of an offset-paged list; a handler answers it through `@Pager()` (paged.ts): the items and a Link header. */
 export class OffsetPage<T> {
   constructor(
     readonly items: T[],
@@ -35,6 +35,20 @@ export function withParameter(url: URL, name: string, value: string | undefined)
   if (value === undefined) copy.searchParams.delete(name);
   else copy.searchParams.set(name, value);
   return copy.href;
+}
+
+/** The links of a page's `Link` header, to the request's URL with only the paging parameter changed. */
+export function pageLinks(page: OffsetPage<unknown> | CursorPage<unknown>, url: URL): [LinkRelation, string][] {
+  if (page instanceof OffsetPage) {
+    return offsetRelations(page.page, page.perPage, page.total).map(([relation, number]) => [
+      relation,
+      withParameter(url, 'page', String(number)),
+    ]);
+  }
+  const links: [LinkRelation, string][] = [];
+  if (page.next !== undefined) links.push(['next', withParameter(url, 'after', page.next)]);
+  if (!page.isFirst) links.push(['first', withParameter(url, 'after', undefined)]);
+  return links;
 }
 
 export function formatLinks(links: [LinkRelation, string][]): string {

@@ -2,8 +2,7 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../../http/docs/api-docs';
 import { AccountId } from '../../http/auth/auth';
-import { OffsetPage } from '../../http/paging/paging';
-import { Paged } from '../../http/paging/link-header.interceptor';
+import { PageAnswer, Paged, Pager } from '../../http/paging/paged';
 import { TokenHoldingDto } from './dto/token-holding.dto';
 import { TokenHoldingsQueryDto } from './dto/token-holdings-query.dto';
 import { HoldingsService } from './holdings.service';
@@ -22,7 +21,11 @@ export class HoldingsController {
       'Paginated by `page`; see the `Link` header.',
   })
   @ApiErrors('INVALID_QUERY', 'INVALID_ADDRESS', 'INVALID_TAG', 'TAG_NOT_FOUND')
-  list(@AccountId() accountId: number, @Query() query: TokenHoldingsQueryDto): Promise<OffsetPage<TokenHoldingDto>> {
-    return this.holdings.page(accountId, query);
+  async list(
+    @AccountId() accountId: number,
+    @Query() query: TokenHoldingsQueryDto,
+    @Pager() pager: PageAnswer,
+  ): Promise<TokenHoldingDto[]> {
+    return pager.answer(await this.holdings.page(accountId, query));
   }
 }

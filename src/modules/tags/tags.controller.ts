@@ -5,8 +5,7 @@ import { AddressListPipe } from '../../http/validation/address.pipes';
 import { ApiErrors } from '../../http/docs/api-docs';
 import { AccountId, CallerKey } from '../../http/auth/auth';
 import { JsonBody } from '../../http/json-body';
-import { CursorPage, OffsetPage } from '../../http/paging/paging';
-import { Paged } from '../../http/paging/link-header.interceptor';
+import { PageAnswer, Paged, Pager } from '../../http/paging/paged';
 import { PageQueryDto } from '../../http/validation/query.dto';
 import { TagDetailsDto, TaggedAddressDto, TagSummaryDto } from './dto/tag.dto';
 import { TagHistoryEntryDto, TagHistoryQueryDto } from './dto/tag-history.dto';
@@ -35,8 +34,12 @@ export class TagsController {
     description: "The calling account's tags by name, with their address counts. The reserved `0` is not listed.",
   })
   @ApiErrors('INVALID_QUERY')
-  list(@AccountId() accountId: number, @Query() query: PageQueryDto): Promise<OffsetPage<TagSummaryDto>> {
-    return this.tags.list(accountId, query.page, query.per_page);
+  async list(
+    @AccountId() accountId: number,
+    @Query() query: PageQueryDto,
+    @Pager() pager: PageAnswer,
+  ): Promise<TagSummaryDto[]> {
+    return pager.answer(await this.tags.list(accountId, query.page, query.per_page));
   }
 
   @Get(':tag')
@@ -79,12 +82,13 @@ export class TagsController {
   @Paged(TaggedAddressDto)
   @ApiOperation({ summary: 'List addresses carrying a tag', description: 'By time of assignment, then address.' })
   @ApiErrors('INVALID_TAG', 'TAG_NOT_FOUND', 'INVALID_QUERY')
-  members(
+  async members(
     @AccountId() accountId: number,
     @TagParam() tag: string,
     @Query() query: PageQueryDto,
-  ): Promise<OffsetPage<TaggedAddressDto>> {
-    return this.tags.members(accountId, tag, query.page, query.per_page);
+    @Pager() pager: PageAnswer,
+  ): Promise<TaggedAddressDto[]> {
+    return pager.answer(await this.tags.members(accountId, tag, query.page, query.per_page));
   }
 
   @Delete(':tag/addresses')
@@ -138,11 +142,12 @@ export class TagsController {
       '`/v2/transactions`: `next` while more entries follow, `first` on every page but the first.',
   })
   @ApiErrors('INVALID_TAG', 'INVALID_ADDRESS', 'INVALID_QUERY')
-  history(
+  async history(
     @AccountId() accountId: number,
     @TagParam() tag: string,
     @Query() query: TagHistoryQueryDto,
-  ): Promise<CursorPage<TagHistoryEntryDto>> {
-    return this.tags.history(accountId, tag, query);
+    @Pager() pager: PageAnswer,
+  ): Promise<TagHistoryEntryDto[]> {
+    return pager.answer(await this.tags.history(accountId, tag, query));
   }
 }

@@ -1,8 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../../http/docs/api-docs';
-import { OffsetPage } from '../../http/paging/paging';
-import { Paged } from '../../http/paging/link-header.interceptor';
+import { PageAnswer, Paged, Pager } from '../../http/paging/paged';
 import { PageQueryDto } from '../../http/validation/query.dto';
 import { TokenDto } from './dto/token.dto';
 import { TokensService } from './tokens.service';
@@ -19,7 +18,7 @@ export class TokensController {
     description: 'Tokens ordered by id, with every deployment. Paginated by `page`; see the `Link` header.',
   })
   @ApiErrors('INVALID_QUERY')
-  list(@Query() query: PageQueryDto): Promise<OffsetPage<TokenDto>> {
-    return this.tokens.page(query.page, query.per_page);
+  async list(@Query() query: PageQueryDto, @Pager() pager: PageAnswer): Promise<TokenDto[]> {
+    return pager.answer(await this.tokens.page(query.page, query.per_page));
   }
 }

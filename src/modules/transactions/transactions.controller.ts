@@ -2,8 +2,7 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../../http/docs/api-docs';
 import { AccountId } from '../../http/auth/auth';
-import { CursorPage } from '../../http/paging/paging';
-import { Paged } from '../../http/paging/link-header.interceptor';
+import { PageAnswer, Paged, Pager } from '../../http/paging/paged';
 import { TransactionDto } from './dto/transaction.dto';
 import { TransactionsQueryDto } from './dto/transactions-query.dto';
 import { TransactionsService } from './transactions.service';
@@ -23,7 +22,11 @@ export class TransactionsController {
       'never shift a page.',
   })
   @ApiErrors('INVALID_QUERY', 'INVALID_ADDRESS', 'INVALID_TAG', 'TAG_NOT_FOUND')
-  list(@AccountId() accountId: number, @Query() query: TransactionsQueryDto): Promise<CursorPage<TransactionDto>> {
-    return this.transactions.page(accountId, query);
+  async list(
+    @AccountId() accountId: number,
+    @Query() query: TransactionsQueryDto,
+    @Pager() pager: PageAnswer,
+  ): Promise<TransactionDto[]> {
+    return pager.answer(await this.transactions.page(accountId, query));
   }
 }

@@ -13,8 +13,7 @@ import {
 import { AccountId } from '../../http/auth/auth';
 import { ApiErrors } from '../../http/docs/api-docs';
 import { JsonBody } from '../../http/json-body';
-import { OffsetPage } from '../../http/paging/paging';
-import { Paged } from '../../http/paging/link-header.interceptor';
+import { PageAnswer, Paged, Pager } from '../../http/paging/paged';
 import { PageQueryDto } from '../../http/validation/query.dto';
 import { CreateWebhookDto, DeliveryDto, UpdateWebhookDto, WebhookDto, WebhookWithSecretDto } from './dto/webhook.dto';
 import { WebhooksService } from './webhooks.service';
@@ -66,8 +65,12 @@ export class WebhooksController {
   @Paged(WebhookDto)
   @ApiOperation({ summary: 'List webhooks', description: "The account's webhooks, oldest first." })
   @ApiErrors('INVALID_QUERY')
-  list(@AccountId() accountId: number, @Query() query: PageQueryDto): Promise<OffsetPage<WebhookDto>> {
-    return this.webhooks.list(accountId, query.page, query.per_page);
+  async list(
+    @AccountId() accountId: number,
+    @Query() query: PageQueryDto,
+    @Pager() pager: PageAnswer,
+  ): Promise<WebhookDto[]> {
+    return pager.answer(await this.webhooks.list(accountId, query.page, query.per_page));
   }
 
   @Get(':id')
@@ -151,11 +154,12 @@ export class WebhooksController {
     description: "The webhook's events and how their delivery went, newest first.",
   })
   @ApiErrors('WEBHOOK_NOT_FOUND', 'INVALID_QUERY')
-  deliveries(
+  async deliveries(
     @AccountId() accountId: number,
     @Param('id') id: string,
     @Query() query: PageQueryDto,
-  ): Promise<OffsetPage<DeliveryDto>> {
-    return this.webhooks.deliveries(accountId, id, query.page, query.per_page);
+    @Pager() pager: PageAnswer,
+  ): Promise<DeliveryDto[]> {
+    return pager.answer(await this.webhooks.deliveries(accountId, id, query.page, query.per_page));
   }
 }
