@@ -170,7 +170,7 @@ export function formatResults(results: Results): string {
       ]),
     ),
     '',
-    'first pass (every request path once, before the warm-up)',
+    'first pass (half the request paths each, once, before the warm-up)',
     table(
       ['endpoint', 'paths', 'service p50', 'p99', 'max', 'floor p50', 'p99', 'max'],
       Object.entries(pg.endpoints).map(([id, figures]) => [
