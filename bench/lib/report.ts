@@ -28,6 +28,7 @@ export interface TagLoad {
   memberships: number;
   seconds: number;
   fullRequests: number;
+  fullRequestP50Ms: number;
   fullRequestP99Ms: number;
 }
 
@@ -190,8 +191,8 @@ export function formatResults(results: Results): string {
         ? 'COPY: not run (--skip-copy)'
         : `COPY: ${number(pg.copy.rowsPerSecond)} rows/s (${number(pg.copy.seconds, 1)} s); import/COPY ${number(pg.importToCopy ?? NaN, 2)}`),
     `tags loaded through POST /v2/tags/:tag: ${number(pg.tagLoad.memberships)} memberships in ${number(pg.tagLoad.requests)} ` +
-      `requests, ${number(pg.tagLoad.seconds, 1)} s; p99 of the ${pg.tagLoad.fullRequests} requests of 1,000 addresses ` +
-      `${number(pg.tagLoad.fullRequestP99Ms, 1)} ms`,
+      `requests, ${number(pg.tagLoad.seconds, 1)} s; of the ${pg.tagLoad.fullRequests} requests of 1,000 addresses ` +
+      `p50 ${number(pg.tagLoad.fullRequestP50Ms, 1)} ms, p99 ${number(pg.tagLoad.fullRequestP99Ms, 1)} ms`,
     `service RSS: peak under load ${number(pg.serviceRss.peakUnderLoadMb)} MiB, after the run ${number(pg.serviceRss.afterRunMb)} MiB ` +
       `(high-water mark ${number(pg.serviceRss.highWaterMb)} MiB)`,
     bigTagLine(pg.bigTagAlone),
