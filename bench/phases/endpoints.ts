@@ -155,13 +155,13 @@ export async function measure(
   }
 }
 
-/** Each distinct path once, through the same connections as the measurement. */
 /**
- * One half of the distinct paths, each once: the service's first pass gets the even ones and the
- * floor's the odd ones, so that each server meets rows no request has read yet. Both on every path,
- * the second would read what the first had just brought into PostgreSQL's buffers: run floor first,
- * the floor's p99 of the address pass was 69.3 ms and the service's 25.3 ms, the other way round
- * 63.9 and 35.8 ms (bench/README.md). A single path goes to both.
+ * One half of the distinct paths, each once, through the same connections as the measurement:
+ * the service's first pass gets the even ones and the floor's the odd ones, so that each server
+ * meets rows no request has read yet. Both on every path, the second would read what the first had
+ * just brought into PostgreSQL's buffers: run floor first, the floor's p99 of the address pass was
+ * 69.3 ms and the service's 25.3 ms, the other way round 63.9 and 35.8 ms (bench/README.md, change
+ * 33). A single path goes to both.
  */
 function firstPassLoad(paths: readonly string[], settings: Settings, half: 0 | 1) {
   const distinct = [...new Set(paths)];

@@ -1,4 +1,4 @@
-/** One page of an offset-paged list; a handler answers it through `@Pager()` (paged.ts): the items and a Link header. */
+/** One page of an offset-paged list; a handler answers it through `@Pager()` (paged.ts). */
 export class OffsetPage<T> {
   constructor(
     readonly items: T[],
