@@ -1,4 +1,4 @@
-import { formatLinks, offsetRelations, withParameter } from './paging';
+import { CursorPage, formatLinks, OffsetPage, offsetRelations, pageLinks, withParameter } from './paging';
 
 describe('offsetRelations', () => {
   it('gives no links when everything fits one page', () => {
@@ -39,5 +39,30 @@ describe('link formatting', () => {
       'http://h/v2/transactions?chain=base',
     );
     expect(formatLinks([['next', 'http://h/a?page=2']])).toBe('<http://h/a?page=2>; rel="next"');
+  });
+});
+
+describe('pageLinks', () => {
+  it("links an offset page's relations by page number, keeping the other parameters", () => {
+    const url = new URL('http://h/v2/tags?per_page=10&page=2');
+    expect(pageLinks(new OffsetPage([], 2, 10, 31), url)).toEqual([
+      ['first', 'http://h/v2/tags?per_page=10&page=1'],
+      ['prev', 'http://h/v2/tags?per_page=10&page=1'],
+      ['next', 'http://h/v2/tags?per_page=10&page=3'],
+      ['last', 'http://h/v2/tags?per_page=10&page=4'],
+    ]);
+    expect(pageLinks(new OffsetPage([], 1, 10, 7), url)).toEqual([]);
+  });
+
+  it('links a cursor page to the next cursor while one follows, and to the first page from any other', () => {
+    const url = new URL('http://h/v2/transactions?chain=base&after=c1');
+    expect(pageLinks(new CursorPage([], 'c2', false), url)).toEqual([
+      ['next', 'http://h/v2/transactions?chain=base&after=c2'],
+      ['first', 'http://h/v2/transactions?chain=base'],
+    ]);
+    expect(pageLinks(new CursorPage([], undefined, true), new URL('http://h/v2/transactions'))).toEqual([]);
+    expect(pageLinks(new CursorPage([], undefined, false), url)).toEqual([
+      ['first', 'http://h/v2/transactions?chain=base'],
+    ]);
   });
 });
