@@ -24,7 +24,7 @@
  *   npm run bench:follow [-- --blocks 1000] [--per-block 50] [--addresses 10000] [--late 1000]
  *                        [--untracked 2000] [--senders 2000] [--samples 50] [--duration 10] [--warmup 3]
  *                        [--connections 10] [--interval-ms 200] [--sqlite] [--skip-postgres]
- *                        [--cpu-prof] [--service-log] [--seed S]
+ *                        [--cpu-prof] [--service-log] [--pg-statements] [--seed S]
  *   npm run bench:follow -- --family utxo [...]: the Bitcoin family on litecoind (bench/follow-utxo.ts)
  *   npm run bench:follow -- --family solana [...]: Solana on litesvm behind a JSON-RPC stand-in (bench/follow-solana.ts)
  *   npm run bench:follow -- --family ton [...]: TON on @ton/sandbox behind a toncenter stand-in (bench/follow-ton.ts)
@@ -72,6 +72,7 @@ import { followTon } from './follow-ton';
 import { drive, LoadResult } from './lib/load';
 import { memoryOf, ROOT, Server, sleep, startService, statsVerify } from './lib/processes';
 import { benchLog, Cleanups, runBench } from './lib/lifecycle';
+import { formatStatements, loadStatementStats, StatementStats } from './lib/pg-statements';
 import { addLoadOptions, cpuProfileOption, LoadSettings, parseCommandLine, wholeNumber } from './lib/options';
 
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
@@ -100,6 +101,8 @@ interface Settings {
   cpuProfile: boolean;
   /** The service's log lines (the follower's progress, and every request) into its log file. */
   serviceLog: boolean;
+  /** PostgreSQL's costliest statements per phase (pg_stat_statements), into the results and the log. */
+  pgStatements: boolean;
   seed: string;
 }
 
@@ -119,6 +122,7 @@ async function main(): Promise<void> {
   const prepared = await prepareRuns(settings.databases, cleanups, log);
   build = prepared.build;
   const cluster = prepared.cluster;
+  if (settings.pgStatements && cluster !== undefined) await loadStatementStats(cluster);
   const runs: Partial<Record<DatabaseKind, FollowFigures>> = {};
   for (const kind of settings.databases) runs[kind] = await runOn(kind, settings, cluster);
   await cleanups.run(log);
@@ -164,6 +168,8 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
   await traffic.fund();
 
   const databaseUrl = await freshDatabase(kind, cluster, cleanups, 'bench_follow');
+  const statements = settings.pgStatements && kind === 'postgres' ? await StatementStats.open(databaseUrl) : undefined;
+  if (statements !== undefined) cleanups.push(() => statements.close());
   const key = `ctk_${randomBytes(24).toString('base64url')}`;
   const headers = { 'x-api-key': key };
   const follow = {
@@ -211,6 +217,7 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
     ? join(tmpdir(), 'chaintags-bench', 'profiles', `follow-${Date.now()}`)
     : undefined;
   if (profileDir !== undefined) mkdirSync(profileDir, { recursive: true });
+  await statements?.reset();
   const spawnedAt = performance.now();
   const loadAtSpawn = loadavg()[0]!;
   const serviceStartedAt = new Date();
@@ -227,6 +234,7 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
   cleanups.push(() => rss.stop());
   const synced = await waitSynced(service.port, headers, anvil, 1_800_000, serviceStartedAt);
   const catchUpCpu = cpu.since();
+  await statements?.add('catchUp');
   const loadAtSynced = loadavg()[0]!;
   const followingSeconds = (synced.at - synced.firstSample.at) / 1000;
   const followedBlocks = Number(head - synced.firstSample.indexed);
@@ -292,6 +300,7 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
     settings,
     [...trackedTags, ...lateTags],
     () => cpuMeter(service, { name: 'anvil', pid: anvil.pid }, cluster, kind),
+    statements,
   );
   await waitSynced(service.port, headers, anvil, 600_000, serviceStartedAt);
   const memory = service.memory();
@@ -328,7 +337,18 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
       transfersWithTrackedEnd: traffic.touchingTrackedOrLate,
       transfersMade: traffic.made,
     },
+    ...(statements === undefined ? {} : { statements: reportStatements(kind, statements) }),
   };
+}
+
+/** The costliest statements of each phase, logged; their figures for the results file. */
+function reportStatements(kind: DatabaseKind, statements: StatementStats): FollowFigures['statements'] {
+  const summary = statements.summary(15);
+  for (const [phase, figures] of Object.entries(summary)) {
+    log(`${kind}: statements of ${phase}: ${figures.calls} calls, ${figures.totalMs.toFixed(0)} ms executing`);
+    for (const line of formatStatements(figures.statements.slice(0, 10))) log(`  ${line}`);
+  }
+  return summary;
 }
 
 /** Tracked, probe, late and untracked addresses, derived from the seed. */
@@ -440,6 +460,7 @@ async function measureApi(
   settings: Settings,
   tags: readonly TagJob[],
   meter: () => { since: () => CpuSeconds },
+  statements: StatementStats | undefined,
 ): Promise<FollowFigures['api']> {
   const addresses = [...traffic.perAddress.keys()].slice(0, ADDRESS_PATHS);
   const paths: Record<LoadEndpoint, string[]> = {
@@ -476,9 +497,11 @@ async function measureApi(
     try {
       // The follower settles into the pace of the blocks before the measurement.
       await sleep(2000);
+      await statements?.reset();
       const used = meter();
       const windows = [await window(endpoint), await window(endpoint)];
       account('following', windows, used.since());
+      await statements?.add('apiFollowing');
       return windows;
     } finally {
       const report = await miner.stop();
@@ -500,13 +523,17 @@ async function measureApi(
       connections: settings.connections,
       seconds: settings.warmup,
     });
+    await statements?.reset();
     let used = meter();
     const idleFirst = await window(endpoint);
     account('idle', [idleFirst], used.since());
+    await statements?.add('apiIdle');
     const whileFollowing = await following(endpoint);
+    await statements?.reset();
     used = meter();
     const idleLast = await window(endpoint);
     account('idle', [idleLast], used.since());
+    await statements?.add('apiIdle');
     const idle = pooled([idleFirst, idleLast]);
     const busy = pooled(whileFollowing);
     endpoints[endpoint] = { idle, following: busy, p99Ratio: busy.p99 / idle.p99 };
@@ -673,6 +700,10 @@ function readSettings(argv: readonly string[]): Settings | undefined {
     .option('--skip-postgres', 'leave out PostgreSQL (with --sqlite)')
     .addOption(cpuProfileOption())
     .option('--service-log', "the service's log lines, request logs included, into bench/results/follow-<database>.log")
+    .option(
+      '--pg-statements',
+      "PostgreSQL's costliest statements of the catch-up and of the API's idle and following windows (pg_stat_statements)",
+    )
     .addOption(
       new Option(
         '--family <family>',
@@ -684,18 +715,22 @@ function readSettings(argv: readonly string[]): Settings | undefined {
     .addOption(new Option('--seed <text>', 'seed of the addresses and the traffic').default('chaintags-follow'));
   const options = parseCommandLine<
     LoadSettings &
-      Omit<Settings, 'seconds' | 'warmup' | 'connections' | 'databases' | 'cpuProfile' | 'serviceLog'> & {
+      Omit<
+        Settings,
+        'seconds' | 'warmup' | 'connections' | 'databases' | 'cpuProfile' | 'serviceLog' | 'pgStatements'
+      > & {
         sqlite?: boolean;
         skipPostgres?: boolean;
         cpuProf?: boolean;
         serviceLog?: boolean;
+        pgStatements?: boolean;
         family?: string;
       }
   >(command, argv, (parsed) =>
     parsed.skipPostgres === true && parsed.sqlite !== true ? '--skip-postgres needs --sqlite' : undefined,
   );
   if (options === undefined) return undefined;
-  const { duration, sqlite, skipPostgres, cpuProf, serviceLog, family: _evm, ...shared } = options;
+  const { duration, sqlite, skipPostgres, cpuProf, serviceLog, pgStatements, family: _evm, ...shared } = options;
   return {
     ...shared,
     seconds: duration,
@@ -705,6 +740,7 @@ function readSettings(argv: readonly string[]): Settings | undefined {
     ],
     cpuProfile: cpuProf === true,
     serviceLog: serviceLog === true,
+    pgStatements: pgStatements === true,
   };
 }
 

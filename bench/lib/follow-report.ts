@@ -1,4 +1,5 @@
 import type { LoadResult } from './load';
+import type { StatementFigure } from './pg-statements';
 import { number, table } from './report';
 
 export type DatabaseKind = 'postgres' | 'sqlite';
@@ -82,6 +83,8 @@ export interface FollowFigures {
     transfersWithTrackedEnd: number;
     transfersMade: number;
   };
+  /** With --pg-statements: PostgreSQL's costliest statements per phase (catchUp, apiIdle, apiFollowing). */
+  statements?: Record<string, { totalMs: number; calls: number; statements: StatementFigure[] }>;
 }
 
 export interface FollowTarget {
