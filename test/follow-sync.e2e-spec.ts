@@ -1,7 +1,7 @@
 import { parseConfig } from '../src/config/config';
 import { Db } from '../src/database/db.service';
 import type { SqlFragment } from '../src/database/sql';
-import { FollowRepository } from '../src/modules/follow/follow.repository';
+import { FollowRepository, TRACKED_START } from '../src/modules/follow/follow.repository';
 import { SyncService } from '../src/modules/follow/sync.service';
 import { FollowClient, randomAddress } from './support/follow-client';
 import { DATABASES, DatabaseKind, startOnFreshDatabase, TestApp } from './support/test-app';
@@ -44,6 +44,7 @@ describe.each(DATABASES)('history still to read, on %s', (kind: DatabaseKind) =>
     let statements = 0;
     let tookIn = false;
     const reads = {
+      dialect: db.dialect,
       query: async <T>(statement: SqlFragment): Promise<T[]> => {
         const answer = await db.query<T>(statement);
         statements += 1;
@@ -66,7 +67,13 @@ describe.each(DATABASES)('history still to read, on %s', (kind: DatabaseKind) =>
 
   it('is syncing from the tag until the backfill is done, wherever the take-in commits among its reads', async () => {
     const api = new FollowClient(t);
-    await repository.report(CHAIN, HOLDER, { head: 100n, status: 'synced', error: undefined, at: new Date() });
+    await repository.report(CHAIN, HOLDER, {
+      head: 100n,
+      status: 'synced',
+      error: undefined,
+      at: new Date(),
+      tracked: TRACKED_START,
+    });
     const status = async (sync: SyncService) => (await sync.list()).find((row) => row.chain === CHAIN)!.status;
     const plain = new SyncService(CONFIG, repository);
 

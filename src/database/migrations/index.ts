@@ -17,6 +17,7 @@ import { TagHoldings1763700000100 } from './1763700000100-tag-holdings';
 import { TransactionPairs1763700000110 } from './1763700000110-transaction-pairs';
 import { SenderCounterparties1763700000120 } from './1763700000120-sender-counterparties';
 import { TagHoldingsUnchecked1763700000130 } from './1763700000130-tag-holdings-unchecked';
+import { TrackedOrder1763700000140 } from './1763700000140-tracked-order';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   TransactionPairs1763700000110,
   SenderCounterparties1763700000120,
   TagHoldingsUnchecked1763700000130,
+  TrackedOrder1763700000140,
 ];

@@ -5,7 +5,7 @@ import type { Sql } from '../../database/db.service';
 import { LeasedWorker } from '../../workers/leased-worker';
 import type { IngestService } from '../ingest/ingest.service';
 import type { BackfillState, ChainSource, SourceReading } from './chain-source';
-import { FollowerStatus, FollowRepository, Position } from './follow.repository';
+import { FollowerStatus, FollowRepository, Position, TRACKED_START, TrackedCursor } from './follow.repository';
 import { BlockHeader, ChainMoved, HoldingKey, holdingKey, NATIVE, ObservedTransfer } from './reading';
 
 /** What a follower reports after each turn: to `GET /v2/sync` (through its row) and the metrics. */
@@ -104,6 +104,8 @@ export class ChainFollower {
   private readonly worker: LeasedWorker;
   /** Addresses followed block by block, as committed (follower_addresses). */
   private followed = new Set<string>();
+  /** How far the tracked addresses are read: those up to it are followed (reported with the status). */
+  private tracked: TrackedCursor = TRACKED_START;
   /** Token addresses that belong to a token, and those found not to be tokens chaintags records. */
   private known = new Set<string>();
   private readonly notTokens = new Set<string>();
@@ -185,6 +187,7 @@ export class ChainFollower {
   private async prepare(): Promise<void> {
     const { repository, source } = this.deps;
     this.followed = new Set(await repository.followedAddresses(this.chain));
+    this.tracked = await repository.trackedCursor(this.chain);
     this.known = await repository.knownTokenContracts(this.chain);
     await source.prepare(this.followed);
     this.logger.log(`following ${this.chain}: ${this.followed.size} addresses`);
@@ -214,13 +217,16 @@ export class ChainFollower {
       }
     }
 
-    const fresh = await this.newlyTracked(tuning.registerPerTurn);
+    const { addresses: fresh, next: trackedNext } = await this.newlyTracked(tuning.registerPerTurn);
     if (fresh.length > 0 && at !== undefined) {
       // Taken in at the position, so the range read next follows them with their state known.
       this.readAhead = undefined;
       await this.takeIn(fresh, at);
+      this.tracked = trackedNext;
       return { more: true };
     }
+    // Before the first commit, those found are followed with it; the cursor moves once they are.
+    if (fresh.length === 0) this.tracked = trackedNext;
 
     const target = head - BigInt(settings.confirmations);
     const from = position.block === undefined ? settings.startBlock : position.block + 1n;
@@ -249,6 +255,7 @@ export class ChainFollower {
         await this.deps.announce?.confirmed(tx, this.chain, transfers);
       });
       for (const address of fresh) this.followed.add(address);
+      this.tracked = trackedNext;
       this.indexed = last.number;
       at = last;
       behind = last.number < target;
@@ -302,12 +309,12 @@ export class ChainFollower {
    * Addresses some account tracks that the follower does not follow yet and that are valid on the
    * chain; those that only look valid (another chain's address of the same shape) are remembered.
    */
-  private async newlyTracked(limit: number): Promise<string[]> {
+  private async newlyTracked(limit: number): Promise<{ addresses: string[]; next: TrackedCursor }> {
     const { source, repository } = this.deps;
     for (;;) {
-      const candidates = await repository.newlyTracked(this.chain, source.addresses, limit);
-      const foreign = candidates.filter((address) => !source.addresses.valid(address));
-      if (foreign.length === 0) return candidates;
+      const found = await repository.newlyTracked(this.chain, source.addresses, this.tracked, limit);
+      const foreign = found.addresses.filter((address) => !source.addresses.valid(address));
+      if (foreign.length === 0) return found;
       await repository.skipForeign(this.chain, foreign);
     }
   }
@@ -455,7 +462,11 @@ export class ChainFollower {
     this.deps.onReport(figures);
     if (this.worker.role !== 'holder') return;
     try {
-      await this.deps.repository.report(this.chain, this.deps.holder, { ...figures, at: new Date() });
+      await this.deps.repository.report(this.chain, this.deps.holder, {
+        ...figures,
+        at: new Date(),
+        tracked: this.tracked,
+      });
     } catch (failure) {
       this.logger.warn(`could not record the follower's status: ${this.describe(failure)}`);
     }

@@ -13,6 +13,35 @@ export interface Position {
 
 export type FollowerStatus = 'syncing' | 'synced' | 'error';
 
+/**
+ * How far a follower has read the tracked addresses, in the order they became visible
+ * (`tracked_addresses.tracked_order`, then the address): every address of the chain's shape up to
+ * it is followed, or found not valid on the chain. `order` is a decimal string (PostgreSQL's
+ * transaction ids are 64-bit).
+ */
+export interface TrackedCursor {
+  order: string;
+  address: string;
+}
+
+/** Before every tracked address. */
+export const TRACKED_START: TrackedCursor = { order: '0', address: '' };
+
+/** `a` is before `b` in the cursor's order. */
+export function cursorBefore(a: TrackedCursor, b: TrackedCursor): boolean {
+  const orderA = BigInt(a.order);
+  const orderB = BigInt(b.order);
+  return orderA < orderB || (orderA === orderB && a.address < b.address);
+}
+
+function earlierCursor(a: TrackedCursor, b: TrackedCursor): TrackedCursor {
+  return cursorBefore(b, a) ? b : a;
+}
+
+function laterCursor(a: TrackedCursor, b: TrackedCursor): TrackedCursor {
+  return cursorBefore(a, b) ? b : a;
+}
+
 export interface FollowerRow {
   chain: string;
   head_block: string | number | null;
@@ -124,15 +153,22 @@ export class FollowRepository {
     return found.map((row) => ({ number: BigInt(row.number), hash: row.hash }));
   }
 
-  /** What GET /v2/sync and the log show; written by the lease holder only. */
+  /** What GET /v2/sync and the log show, and the cursor on the tracked addresses; written by the lease holder only. */
   async report(
     chain: ChainId,
     holder: string,
-    figures: { head: bigint | undefined; status: FollowerStatus; error: string | undefined; at: Date },
+    figures: {
+      head: bigint | undefined;
+      status: FollowerStatus;
+      error: string | undefined;
+      at: Date;
+      tracked: TrackedCursor;
+    },
   ): Promise<void> {
     await this.db.execute(
       sql`UPDATE followers SET head_block = ${figures.head === undefined ? null : figures.head.toString()},
-          status = ${figures.status}, error = ${figures.error ?? null}, reported_at = ${figures.at.toISOString()}
+          status = ${figures.status}, error = ${figures.error ?? null}, reported_at = ${figures.at.toISOString()},
+          tracked_order = ${figures.tracked.order}, tracked_address = ${figures.tracked.address}
           WHERE chain = ${chain} AND holder = ${holder}`,
     );
   }
@@ -151,21 +187,73 @@ export class FollowRepository {
   }
 
   /**
-   * Addresses some account tracks (any tag, the reserved `0` included) that the chain's follower
-   * does not follow yet and that have one of the chain's address shapes, at most `limit` of them,
-   * leaving out those of that shape found invalid on the chain (`skipForeign`). The tags module
-   * stores addresses in canonical form, so a prefix and a length narrow them in SQL.
+   * Addresses some account tracks (any tag, the reserved `0` included) after `after` in the order
+   * they became visible (migration 1763700000140), that the chain's follower does not follow yet
+   * and that have one of the chain's address shapes, at most `limit` of them, leaving out those of
+   * that shape found invalid on the chain (`skipForeign`). The tags module stores addresses in
+   * canonical form, so a prefix and a length narrow them in SQL. What is read costs what was
+   * tracked since the cursor, not every tracked address.
+   *
+   * `next` is where the follower may read on from once these are followed: past every row read
+   * when fewer than `limit` came back, otherwise past the last one; never past the horizon, below
+   * which every row is final. Rows above it that were read come back next time unless followed by
+   * then (the NOT EXISTS), so a long transaction that tracks addresses delays no other's.
    */
-  async newlyTracked(chain: ChainId, shape: AddressShape, limit: number): Promise<string[]> {
-    const found = await this.db.query<{ address: string }>(
-      sql`SELECT DISTINCT tr.address FROM tracked_addresses tr
-          WHERE (${shapeCondition(shape)})
+  async newlyTracked(
+    chain: ChainId,
+    shape: AddressShape,
+    after: TrackedCursor,
+    limit: number,
+  ): Promise<{ addresses: string[]; next: TrackedCursor }> {
+    const horizon: TrackedCursor = { order: await this.trackedHorizon(), address: '' };
+    const found = await this.db.query<{ tracked_order: string | number; address: string }>(
+      sql`SELECT tr.tracked_order, tr.address FROM tracked_addresses tr
+          WHERE ${this.afterCursor(after)}
+            AND (${shapeCondition(shape)})
             AND length(tr.address) BETWEEN ${shape.minLength} AND ${shape.maxLength}
             AND NOT EXISTS (SELECT 1 FROM follower_addresses f WHERE f.chain = ${chain} AND f.address = tr.address)
             AND NOT EXISTS (SELECT 1 FROM follower_foreign_addresses x WHERE x.chain = ${chain} AND x.address = tr.address)
-          ORDER BY tr.address LIMIT ${limit}`,
+          ORDER BY tr.tracked_order, tr.address LIMIT ${limit}`,
     );
-    return found.map((row) => row.address);
+    const last = found[found.length - 1];
+    const reached =
+      found.length === limit && last !== undefined
+        ? { order: String(last.tracked_order), address: last.address }
+        : horizon;
+    return {
+      // An address several accounts track comes once.
+      addresses: [...new Set(found.map((row) => row.address))],
+      next: laterCursor(after, earlierCursor(reached, horizon)),
+    };
+  }
+
+  /** The follower's cursor on the tracked addresses (where the last turn that reported left it). */
+  async trackedCursor(chain: ChainId): Promise<TrackedCursor> {
+    const [row] = await this.db.query<{ tracked_order: string | null; tracked_address: string | null }>(
+      sql`SELECT tracked_order, tracked_address FROM followers WHERE chain = ${chain}`,
+    );
+    if (row?.tracked_order === undefined || row.tracked_order === null) return TRACKED_START;
+    return { order: row.tracked_order, address: row.tracked_address ?? '' };
+  }
+
+  /**
+   * The order below which every tracked row is final: on PostgreSQL the oldest transaction still
+   * running (each one below it has committed or rolled back), on SQLite one past the last number
+   * handed out (its writers take turns).
+   */
+  private async trackedHorizon(): Promise<string> {
+    const statement =
+      this.db.dialect === 'postgres'
+        ? sql`SELECT CAST(pg_snapshot_xmin(pg_current_snapshot()) AS text) AS horizon`
+        : sql`SELECT CAST(value + 1 AS text) AS horizon FROM tracked_clock WHERE id = 1`;
+    const [row] = await this.db.query<{ horizon: string }>(statement);
+    return row!.horizon;
+  }
+
+  private afterCursor(after: TrackedCursor): SqlFragment {
+    return this.db.dialect === 'postgres'
+      ? sql`(tr.tracked_order, tr.address) > (CAST(${after.order} AS xid8), ${after.address})`
+      : sql`(tr.tracked_order, tr.address) > (${Number(after.order)}, ${after.address})`;
   }
 
   /**
@@ -179,7 +267,8 @@ export class FollowRepository {
    * committing between the two would show neither the address as new nor its backfill.
    */
   async historyPending(chain: ChainId, shape: AddressShape): Promise<boolean> {
-    if ((await this.newlyTracked(chain, shape, 50)).some((address) => shape.valid(address))) return true;
+    const { addresses } = await this.newlyTracked(chain, shape, await this.trackedCursor(chain), 50);
+    if (addresses.some((address) => shape.valid(address))) return true;
     const [backfill] = await this.db.query(sql`SELECT id FROM follower_backfills WHERE chain = ${chain} LIMIT 1`);
     return backfill !== undefined;
   }
