@@ -194,8 +194,10 @@ export function statsVerify(cli: string, databaseUrl: string): { exact: boolean;
 }
 
 /**
- * CPU time (user + system, in seconds) of a process and its children now alive, such as a
- * PostgreSQL server and its backends. A child that has ended no longer counts.
+ * CPU time (user + system, in seconds) of a process and its children, such as a PostgreSQL
+ * server and its backends: those alive now, and those that ended and were waited for by it (its
+ * `cutime` and `cstime`), so that a backend closed between two readings (the service's pool
+ * closes connections idle for 10 s) still counts.
  */
 export function processTreeCpuSeconds(root: number): number {
   let total = 0;
@@ -204,8 +206,9 @@ export function processTreeCpuSeconds(root: number): number {
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(entry) === root || Number(fields[1]) === root)
-        total += (Number(fields[11]) + Number(fields[12])) / 100;
+      if (Number(entry) === root)
+        total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
+      else if (Number(fields[1]) === root) total += (Number(fields[11]) + Number(fields[12])) / 100;
     } catch {
       // Ended while listed.
     }
