@@ -343,7 +343,7 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
 
 /** The costliest statements of each phase, logged; their figures for the results file. */
 function reportStatements(kind: DatabaseKind, statements: StatementStats): FollowFigures['statements'] {
-  const summary = statements.summary(15);
+  const summary = statements.summary(40);
   for (const [phase, figures] of Object.entries(summary)) {
     log(`${kind}: statements of ${phase}: ${figures.calls} calls, ${figures.totalMs.toFixed(0)} ms executing`);
     for (const line of formatStatements(figures.statements.slice(0, 10))) log(`  ${line}`);
