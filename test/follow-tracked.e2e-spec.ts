@@ -114,5 +114,35 @@ describe.each(DATABASES)('newly tracked addresses, on %s', (kind: DatabaseKind) 
       const after = await repository.newlyTracked(CHAIN, SHAPE, seen!.next, 100);
       expect(after.addresses).toEqual([slow]);
     });
+
+    it('starts over in a cluster other than the one its cursor and the rows were ordered in (a restored dump)', async () => {
+      const { cursor } = await readAll(TRACKED_START, 100);
+      await repository.report(CHAIN, HOLDER, {
+        head: 1n,
+        status: 'synced',
+        error: undefined,
+        at: new Date(),
+        tracked: cursor,
+      });
+      expect(await repository.trackedCursor(CHAIN)).toEqual(cursor);
+      expect(await repository.settleRestoredOrder()).toBe(0);
+      // What a dump of another cluster brings: orders and a cursor far beyond this cluster's ids.
+      const tracked = await db.execute(sql`UPDATE tracked_addresses SET tracked_order = CAST('90000000000' AS xid8)`);
+      await db.execute(
+        sql`UPDATE followers SET tracked_order = '90000000000', tracked_cluster = '1' WHERE chain = ${CHAIN}`,
+      );
+      const fresh = randomAddress();
+      await api.tag('restored', [fresh]);
+
+      expect(await repository.trackedCursor(CHAIN)).toEqual(TRACKED_START);
+      expect(await repository.settleRestoredOrder()).toBe(tracked);
+      const { batches, cursor: next } = await readAll(TRACKED_START, 100);
+      expect(batches.flat()).toEqual([fresh]);
+      const [{ n }] = (await db.query<{ n: string }>(
+        sql`SELECT COUNT(*) AS n FROM tracked_addresses WHERE tracked_order >= pg_snapshot_xmin(pg_current_snapshot())`,
+      )) as [{ n: string }];
+      expect(Number(n)).toBe(0);
+      expect(cursorBefore(next, TRACKED_START)).toBe(false);
+    });
   }
 });

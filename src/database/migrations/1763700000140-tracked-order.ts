@@ -15,8 +15,9 @@ import { dialectOf } from './1763700000000-foundation';
  * Rows inserted before this migration are 0.
  *
  * `followers.tracked_order`, `tracked_address`: the follower's cursor, the last (order, address)
- * before which every tracked address of the chain's shape is followed (or found not valid on it).
- * NULL: from the start.
+ * before which every tracked address of the chain's shape is followed (or found not valid on it);
+ * NULL: from the start. `tracked_cluster`: on PostgreSQL, the cluster whose transaction ids the
+ * cursor is in (`system_identifier`), so that one restored into another cluster starts over.
  */
 export class TrackedOrder1763700000140 implements MigrationInterface {
   name = 'TrackedOrder1763700000140';
@@ -39,9 +40,11 @@ export class TrackedOrder1763700000140 implements MigrationInterface {
     await runner.query(`CREATE INDEX tracked_addresses_by_order ON tracked_addresses (tracked_order, address)`);
     await runner.query(`ALTER TABLE followers ADD COLUMN tracked_order TEXT`);
     await runner.query(`ALTER TABLE followers ADD COLUMN tracked_address TEXT`);
+    await runner.query(`ALTER TABLE followers ADD COLUMN tracked_cluster TEXT`);
   }
 
   async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`ALTER TABLE followers DROP COLUMN tracked_cluster`);
     await runner.query(`ALTER TABLE followers DROP COLUMN tracked_address`);
     await runner.query(`ALTER TABLE followers DROP COLUMN tracked_order`);
     await runner.query(`DROP INDEX tracked_addresses_by_order`);

@@ -187,6 +187,8 @@ export class ChainFollower {
   private async prepare(): Promise<void> {
     const { repository, source } = this.deps;
     this.followed = new Set(await repository.followedAddresses(this.chain));
+    const restored = await repository.settleRestoredOrder();
+    if (restored > 0) this.logger.warn(`${restored} tracked addresses from another PostgreSQL cluster are read again`);
     this.tracked = await repository.trackedCursor(this.chain);
     this.known = await repository.knownTokenContracts(this.chain);
     await source.prepare(this.followed);

@@ -168,7 +168,8 @@ export class FollowRepository {
     await this.db.execute(
       sql`UPDATE followers SET head_block = ${figures.head === undefined ? null : figures.head.toString()},
           status = ${figures.status}, error = ${figures.error ?? null}, reported_at = ${figures.at.toISOString()},
-          tracked_order = ${figures.tracked.order}, tracked_address = ${figures.tracked.address}
+          tracked_order = ${figures.tracked.order}, tracked_address = ${figures.tracked.address},
+          tracked_cluster = ${this.cluster()}
           WHERE chain = ${chain} AND holder = ${holder}`,
     );
   }
@@ -227,13 +228,46 @@ export class FollowRepository {
     };
   }
 
-  /** The follower's cursor on the tracked addresses (where the last turn that reported left it). */
+  /**
+   * The follower's cursor on the tracked addresses (where the last turn that reported left it);
+   * from the start when it was kept by another PostgreSQL cluster (below).
+   */
   async trackedCursor(chain: ChainId): Promise<TrackedCursor> {
-    const [row] = await this.db.query<{ tracked_order: string | null; tracked_address: string | null }>(
-      sql`SELECT tracked_order, tracked_address FROM followers WHERE chain = ${chain}`,
+    const [row] = await this.db.query<{
+      tracked_order: string | null;
+      tracked_address: string | null;
+      tracked_cluster: string | null;
+      cluster: string | null;
+    }>(
+      sql`SELECT tracked_order, tracked_address, tracked_cluster, ${this.cluster()} AS cluster FROM followers WHERE chain = ${chain}`,
     );
     if (row?.tracked_order === undefined || row.tracked_order === null) return TRACKED_START;
+    if (row.tracked_cluster !== row.cluster) return TRACKED_START;
     return { order: row.tracked_order, address: row.tracked_address ?? '' };
+  }
+
+  /** PostgreSQL's cluster (`system_identifier`, fixed by initdb), whose transaction ids the orders are; NULL on SQLite. */
+  private cluster(): SqlFragment {
+    return this.db.dialect === 'postgres'
+      ? sql`(SELECT CAST(system_identifier AS text) FROM pg_control_system())`
+      : sql`NULL`;
+  }
+
+  /**
+   * PostgreSQL's transaction ids belong to a cluster: a database restored from a logical dump
+   * (pg_dump) into another cluster keeps its rows' `tracked_order` and the followers' cursors,
+   * which mean nothing there (pg_upgrade and physical copies keep the ids and the cluster's
+   * identity). A cursor kept by another cluster starts over (`trackedCursor`), and rows whose
+   * order lies beyond any id this cluster has handed out, where no cursor would ever pass them,
+   * are set to 0; every follower then reads the tracked addresses once from the start, and finds
+   * them followed. One look along the index when there are none; run when a process takes a chain.
+   */
+  async settleRestoredOrder(): Promise<number> {
+    if (this.db.dialect !== 'postgres') return 0;
+    return this.db.execute(
+      sql`UPDATE tracked_addresses SET tracked_order = '0'
+          WHERE tracked_order >= pg_snapshot_xmax(pg_current_snapshot())`,
+    );
   }
 
   /**
