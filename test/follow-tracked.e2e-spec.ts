@@ -35,6 +35,11 @@ describe.each(DATABASES)('newly tracked addresses, on %s', (kind: DatabaseKind) 
     await t?.close();
   });
 
+  /** The follower's report of a turn, with its cursor. */
+  function reportWith(tracked: TrackedCursor): Promise<void> {
+    return repository.report(CHAIN, HOLDER, { head: 1n, status: 'synced', error: undefined, at: new Date(), tracked });
+  }
+
   /** Everything from `after` on, `limit` at a time, as the follower reads it: each batch followed before the next read. */
   async function readAll(after: TrackedCursor, limit: number): Promise<{ batches: string[][]; cursor: TrackedCursor }> {
     const batches: string[][] = [];
@@ -76,13 +81,7 @@ describe.each(DATABASES)('newly tracked addresses, on %s', (kind: DatabaseKind) 
 
   it('keeps its cursor with the status it reports, for the next process', async () => {
     const { cursor } = await readAll(TRACKED_START, 100);
-    await repository.report(CHAIN, HOLDER, {
-      head: 1n,
-      status: 'synced',
-      error: undefined,
-      at: new Date(),
-      tracked: cursor,
-    });
+    await reportWith(cursor);
     expect(await repository.trackedCursor(CHAIN)).toEqual(cursor);
     const fresh = randomAddress();
     await api.tag('third', [fresh]);
@@ -117,13 +116,7 @@ describe.each(DATABASES)('newly tracked addresses, on %s', (kind: DatabaseKind) 
 
     it('starts over in a cluster other than the one its cursor and the rows were ordered in (a restored dump)', async () => {
       const { cursor } = await readAll(TRACKED_START, 100);
-      await repository.report(CHAIN, HOLDER, {
-        head: 1n,
-        status: 'synced',
-        error: undefined,
-        at: new Date(),
-        tracked: cursor,
-      });
+      await reportWith(cursor);
       expect(await repository.trackedCursor(CHAIN)).toEqual(cursor);
       expect(await repository.settleRestoredOrder()).toBe(0);
       // What a dump of another cluster brings: orders and a cursor far beyond this cluster's ids.
