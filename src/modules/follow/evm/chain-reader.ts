@@ -445,17 +445,17 @@ export class ChainReader {
     tracked: ReadonlySet<string>,
   ): Promise<Reading> {
     if (tracked.size === 0 || headers.length === 0) return { transfers: [], touched: [] };
-    const filters = this.addressFilters(tracked);
     const queries: { topics: Topics; from: bigint; to: bigint }[] = [];
     const from = headers[0]!.number;
     const to = headers[headers.length - 1]!.number;
-    if (filters.length > 2 && this.options.unfilteredLogsUpTo > 0) {
+    // More than one list of addresses: unfiltered, without building the lists (a topic per tracked address, each range).
+    if (tracked.size > this.options.addressesPerTopicList && this.options.unfilteredLogsUpTo > 0) {
       const sizes = blocks.map((block) => block.transactions.length);
       for (const [start, end] of piecesByWeight(from, sizes, this.options.unfilteredLogsUpTo)) {
         queries.push({ topics: [TRANSFER_TOPIC], from: start, to: end });
       }
     } else {
-      for (const topics of filters) queries.push({ topics, from, to });
+      for (const topics of this.addressFilters(tracked)) queries.push({ topics, from, to });
     }
     const results = await Promise.all(
       queries.map((query) =>
