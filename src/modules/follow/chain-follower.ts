@@ -235,7 +235,9 @@ export class ChainFollower {
     let behind = false;
     if (target >= from) {
       // Before the first commit there is no history to backfill: every address is followed from START_BLOCK.
-      const followedNow = new Set([...this.followed, ...fresh]);
+      // The followed set itself when nothing joins it: a copy costs a turn O(followed), 0.4 s at a million.
+      // It only grows, so a range read ahead for it is known by its size (takeReadAhead).
+      const followedNow = fresh.length === 0 ? this.followed : new Set([...this.followed, ...fresh]);
       const ahead = this.takeReadAhead(from, followedNow.size);
       const reading = ahead === undefined ? await this.readSpan(from, target, followedNow) : await ahead.read;
       const first = reading.headers[0];
