@@ -494,7 +494,8 @@ export class TonSource implements ChainSource {
     const newMasters = [...new Set([...found.values()].map((wallet) => wallet.master))].filter(
       (master) => !this.masters.has(master),
     );
-    const owners = [...followed].filter((owner) => owner.startsWith('0:'));
+    // Most readings meet no new master: the followed owners are listed only when one does.
+    const owners = newMasters.length === 0 ? [] : [...followed].filter((owner) => owner.startsWith('0:'));
     const pairs = newMasters.flatMap((master) => owners.map((owner) => ({ master, owner })));
     const more = await this.map(pairs, async ({ master, owner }) => {
       const wallet = await this.walletAddress(master, owner);
