@@ -482,6 +482,10 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
           tags.assign(alice, 'crowd_tag', slice(10), 'test_key'),
           tags.removeFrom(alice, 'crowd_tag', slice(0), 'test_key'),
           tags.assign(alice, round % 2 === 0 ? 'other_crowd' : 'crowd_tag', slice(20), 'test_key'),
+          // A tag deleted while addresses join it again.
+          ...(round % 2 === 1
+            ? [tags.delete(alice, 'other_crowd', 'test_key'), tags.assign(alice, 'other_crowd', slice(15), 'test_key')]
+            : []),
         ]);
       }
       expect(await findDrift(db)).toEqual([]);

@@ -97,12 +97,12 @@ export async function readMembersPart(tx: Sql, tagId: number, addresses: readonl
  * Adds (`sign` 1) or takes away (-1) the part of `part.addresses` in the tag's aggregates: their
  * holdings, and their transactions whose other end is none of the tag's other members. Locks the
  * tag's row first, so call it while those addresses are not members: before their memberships are
- * inserted, or after they are deleted. A tag deleted meanwhile is left alone.
+ * inserted, or after they are deleted. A tag deleted meanwhile is left alone: answers false then.
  */
-export async function applyMembersPart(tx: Sql, tagId: number, part: MembersPart, sign: 1 | -1): Promise<void> {
-  if (part.addresses.length === 0) return;
+export async function applyMembersPart(tx: Sql, tagId: number, part: MembersPart, sign: 1 | -1): Promise<boolean> {
+  if (part.addresses.length === 0) return true;
   const members = await lockTag(tx, tagId);
-  if (members === undefined) return;
+  if (members === undefined) return false;
   // The tag had no members when the part was read; another change may have added some since.
   const otherEnds =
     part.otherEnds ??
@@ -119,6 +119,7 @@ export async function applyMembersPart(tx: Sql, tagId: number, part: MembersPart
     transactions: part.transactions - shared,
   };
   for (const aggregate of KEPT_AGGREGATES) await aggregate.membersChanged?.(tx, tagId, tagPart, sign);
+  return true;
 }
 
 /** The tag's member count as last committed (exact under the tag's lock, a guess before it). */

@@ -101,48 +101,62 @@ export class TagsRepository {
     cap: number,
     change: Change,
   ): Promise<AssignOutcome> {
-    const { now } = change;
     const ordered = [...addresses].sort(binaryOrder);
-    try {
-      const tags = await this.db.transaction(async (tx) => {
-        let target: { id: number; name: string; part: MembersPart } | undefined;
-        if (tag !== undefined) {
-          const { id, created } = await createTag(tx, accountId, tag, now);
-          // Before any lock: a guess at the addresses to add, checked once the locks are held. A tag
-          // this transaction created has no members to leave out.
-          const before = created ? new Set<string>() : await membersAmong(tx, id, ordered);
-          const untagged = ordered.filter((address) => !before.has(address));
-          target = { id, name: tag, part: await readMembersPart(tx, id, untagged) };
-        }
-        await insertTracked(tx, accountId, ordered, now);
-        await lockTracked(tx, accountId, ordered);
-        if (target === undefined) return undefined;
-
-        const { id, name } = target;
-        const current = await tagsOfLocked(tx, accountId, ordered);
-        const adding = ordered.filter((address) => !current.get(address)?.includes(name));
-        const overLimit = adding
-          .map((address) => ({ address, tag_count: current.get(address)?.length ?? 0 }))
-          .filter((entry) => entry.tag_count >= cap);
-        // Thrown, not returned, so that the transaction rolls back the rows added above.
-        if (overLimit.length > 0) throw new CapExceeded(overLimit);
-        const after = new Map(ordered.map((address) => [address, current.get(address) ?? []]));
-        for (const address of adding) after.get(address)!.push(name);
-        for (const names of after.values()) names.sort(binaryOrder);
-        if (adding.length === 0) return after;
-
-        const part = sameAddresses(target.part.addresses, adding) ? target.part : await readMembersPart(tx, id, adding);
-        await applyMembersPart(tx, id, part, 1);
-        await insertMemberships(tx, id, accountId, adding, now);
-        await recordHistory(tx, accountId, name, adding, 'added', change);
-        await membersChanged(tx, id, now);
-        return after;
-      });
-      return { ok: true, tags };
-    } catch (error) {
-      if (error instanceof CapExceeded) return { ok: false, overLimit: error.overLimit };
-      throw error;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return { ok: true, tags: await this.assignOnce(accountId, tag, ordered, cap, change) };
+      } catch (error) {
+        if (error instanceof CapExceeded) return { ok: false, overLimit: error.overLimit };
+        // The tag was deleted after this request found it: run again, which creates it anew (as if
+        // the deletion had come first).
+        if (error instanceof TagDeletedMeanwhile && attempt < MAX_ASSIGN_ATTEMPTS) continue;
+        throw error;
+      }
     }
+  }
+
+  private assignOnce(
+    accountId: number,
+    tag: string | undefined,
+    ordered: readonly string[],
+    cap: number,
+    change: Change,
+  ): Promise<Map<string, string[]> | undefined> {
+    const { now } = change;
+    return this.db.transaction(async (tx) => {
+      let target: { id: number; name: string; part: MembersPart } | undefined;
+      if (tag !== undefined) {
+        const { id, created } = await createTag(tx, accountId, tag, now);
+        // Before any lock: a guess at the addresses to add, checked once the locks are held. A tag
+        // this transaction created has no members to leave out.
+        const before = created ? new Set<string>() : await membersAmong(tx, id, ordered);
+        const untagged = ordered.filter((address) => !before.has(address));
+        target = { id, name: tag, part: await readMembersPart(tx, id, untagged) };
+      }
+      await insertTracked(tx, accountId, ordered, now);
+      await lockTracked(tx, accountId, ordered);
+      if (target === undefined) return undefined;
+
+      const { id, name } = target;
+      const current = await tagsOfLocked(tx, accountId, ordered);
+      const adding = ordered.filter((address) => !current.get(address)?.includes(name));
+      const overLimit = adding
+        .map((address) => ({ address, tag_count: current.get(address)?.length ?? 0 }))
+        .filter((entry) => entry.tag_count >= cap);
+      // Thrown, not returned, so that the transaction rolls back the rows added above.
+      if (overLimit.length > 0) throw new CapExceeded(overLimit);
+      const after = new Map(ordered.map((address) => [address, current.get(address) ?? []]));
+      for (const address of adding) after.get(address)!.push(name);
+      for (const names of after.values()) names.sort(binaryOrder);
+      if (adding.length === 0) return after;
+
+      const part = sameAddresses(target.part.addresses, adding) ? target.part : await readMembersPart(tx, id, adding);
+      if (!(await applyMembersPart(tx, id, part, 1))) throw new TagDeletedMeanwhile();
+      await insertMemberships(tx, id, accountId, adding, now);
+      await recordHistory(tx, accountId, name, adding, 'added', change);
+      await membersChanged(tx, id, now);
+      return after;
+    });
   }
 
   /** Removes the tag from those addresses (they stay tracked); answers how many carried it. */
@@ -263,6 +277,16 @@ export class TagsRepository {
     return result;
   }
 }
+
+/** A tag found (or created) at the start of a POST was deleted before its row was locked. */
+class TagDeletedMeanwhile extends Error {
+  constructor() {
+    super('tag deleted meanwhile');
+  }
+}
+
+/** A POST runs again at most this many times in all when its tag keeps being deleted under it. */
+const MAX_ASSIGN_ATTEMPTS = 5;
 
 export class CapExceeded extends Error {
   constructor(readonly overLimit: { address: string; tag_count: number }[]) {
