@@ -444,6 +444,34 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
     expect((await runCli(t.databaseUrl, ['stats', 'verify'])).code).toBe(0);
   }, 120_000);
 
+  it("stats verify finds and repairs the tracked addresses' tagged flag in place", async () => {
+    await reset();
+    const alice = accountIds.get('alice')!;
+    const [first, second, third] = ADDRESSES as [TestAddress, TestAddress, TestAddress];
+    await tags.assign(alice, 'flag_tag', parsed([first, second]), 'test_key');
+    await tags.assign(alice, '0', parsed([third]), 'test_key');
+    expect(await findDrift(db)).toEqual([]);
+
+    await db.execute(sql`UPDATE tracked_addresses SET tagged = 1 - tagged`);
+    const drifted = await runCli(t.databaseUrl, ['stats', 'verify']);
+    expect(JSON.parse(drifted.stdout)).toEqual({ exact: false, drift: { tracked_addresses: 3 }, repaired: false });
+    const repaired = await runCli(t.databaseUrl, ['stats', 'verify', '--repair']);
+    expect(JSON.parse(repaired.stdout)).toMatchObject({ repaired: true });
+    expect(await findDrift(db)).toEqual([]);
+    const flags = await db.query<{ address: string; tagged: number | string }>(
+      sql`SELECT address, tagged FROM tracked_addresses ORDER BY address`,
+    );
+    expect(flags.map((row) => [row.address, Number(row.tagged)])).toEqual(
+      [
+        [first.canonical, 1],
+        [second.canonical, 1],
+        [third.canonical, 0],
+      ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    );
+    // Every tracked row is still there: the flag was rewritten, the table not emptied.
+    expect(flags).toHaveLength(3);
+  }, 120_000);
+
   if (kind === 'postgres') {
     it('stay exact under concurrent imports and tag changes', async () => {
       await reset();
@@ -482,10 +510,12 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
           tags.assign(alice, 'crowd_tag', slice(10), 'test_key'),
           tags.removeFrom(alice, 'crowd_tag', slice(0), 'test_key'),
           tags.assign(alice, round % 2 === 0 ? 'other_crowd' : 'crowd_tag', slice(20), 'test_key'),
-          // A tag deleted while addresses join it again.
+          // The tracked rows' flag: a tag deleted with its members while addresses join it again, and
+          // untagged addresses tracked and untracked.
           ...(round % 2 === 1
             ? [tags.delete(alice, 'other_crowd', 'test_key'), tags.assign(alice, 'other_crowd', slice(15), 'test_key')]
-            : []),
+            : [tags.assign(alice, '0', slice(30), 'test_key')]),
+          tags.removeFrom(alice, '0', slice(25), 'test_key'),
         ]);
       }
       expect(await findDrift(db)).toEqual([]);

@@ -146,6 +146,10 @@ describe.each(DATABASES)('SQL fragments on %s', (kind) => {
         [tagId, accountId, '0xc', at(9)],
       ])}`,
     );
+    // Written by hand here: the flag a membership change keeps (the kept aggregate trackedTagged).
+    await db.execute(
+      sql`UPDATE tracked_addresses SET tagged = 1 WHERE account_id = ${accountId} AND address IN (${list(['0xe', '0xa', '0xc'])})`,
+    );
     const tag = { kind: 'tag', accountId, tagId, revision: 1 } as const;
     const untagged = { kind: 'untagged', accountId } as const;
     const page = async (scope: typeof tag | typeof untagged, offset: number, limit: number) =>

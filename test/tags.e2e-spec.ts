@@ -319,6 +319,35 @@ describe.each(DATABASES)('tags on %s', (kind) => {
       expect(body).toEqual([{ address, tags: [], chains: EVM_CHAINS }]);
     });
 
+    it('keeps the reserved 0 in step with removals, deletions and the tags an address keeps', async () => {
+      const [a, b, c] = evmAddresses(3) as [string, string, string];
+      const untagged = async () => {
+        const listed = (await followPages(alice().get, '/v2/tags/0/addresses?per_page=100')).map(
+          (record: { address: string }) => record.address,
+        );
+        expect((await alice().get('/v2/tags/0').expect(200)).body.stats.address_count).toBe(listed.length);
+        return listed.filter((address: string) => [a, b, c].includes(address)).sort();
+      };
+      await alice().post('/v2/tags/zero_first', [a, b, c]).expect(200);
+      await alice().post('/v2/tags/zero_second', [a]).expect(200);
+      expect(await untagged()).toEqual([]);
+      await alice().del('/v2/tags/zero_first/addresses', [b]).expect(200);
+      expect(await untagged()).toEqual([b]);
+      await alice().del('/v2/tags/zero_first').expect(204);
+      expect(await untagged()).toEqual([b, c].sort());
+      // Removing from 0 stops tracking only the untagged: `a` keeps its other tag.
+      const untracked = await alice().del('/v2/tags/0/addresses', [a, b]).expect(200);
+      expect(untracked.body).toEqual([
+        { address: a, tags: ['zero_second'], chains: EVM_CHAINS },
+        { address: b, tags: [], chains: EVM_CHAINS },
+      ]);
+      expect(await untagged()).toEqual([c]);
+      await alice().del('/v2/tags/zero_second/addresses', [a]).expect(200);
+      expect(await untagged()).toEqual([a, c].sort());
+      await alice().post('/v2/tags/zero_first', [c]).expect(200);
+      expect(await untagged()).toEqual([a]);
+    });
+
     it('needs a JSON body to remove addresses', async () => {
       const response = await t.http().delete('/v2/tags/keeper_tag/addresses').set('X-API-Key', t.keys.alice);
       expect(response.status).toBe(415);

@@ -25,6 +25,8 @@ export function pathsFor(id: EndpointId, meta: DatasetMeta): string[] {
       return tags.map((tag) => `/v2/tags/${tag}`);
     case 'tag_10k':
       return [`/v2/tags/${bigTag}`];
+    case 'untagged':
+      return ['/v2/tags/0', '/v2/token-holdings?tag=0'];
   }
 }
 

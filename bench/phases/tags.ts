@@ -3,6 +3,7 @@
  * cannot carry tags), and then the 10,000-address tag asked for alone.
  */
 import { performance } from 'node:perf_hooks';
+import { BENCH_ACCOUNTS } from '../dataset/options';
 import { fetchAnswer } from '../lib/http';
 import { percentile } from '../lib/load';
 import type { BigTagAlone, TagLoad } from '../lib/report';
@@ -10,6 +11,8 @@ import type { Run } from './context';
 import { pathsFor } from './endpoints';
 
 const TAG_BATCH = 1000;
+/** Addresses the bench's account tracks without a tag, for the reserved tag's endpoint (`untagged`). */
+const UNTAGGED_ADDRESSES = 1000;
 const TAG_LOAD_CONCURRENCY = 4;
 const WARMUP_REQUESTS = 40;
 const WARMUP_ADDRESSES = 20;
@@ -65,6 +68,7 @@ export async function loadTags(run: Run, port: number, suffix = ''): Promise<Tag
     `tags${suffix}: loaded in ${seconds.toFixed(1)} s; of the ${latencies.length} requests of ${TAG_BATCH} addresses ` +
       `p50 ${fullRequestP50Ms.toFixed(1)} ms, p99 ${fullRequestP99Ms.toFixed(1)} ms`,
   );
+  if (suffix === '') await trackUntagged(run, port);
   return {
     requests: jobs.length,
     memberships,
@@ -112,6 +116,26 @@ async function warmUp(run: Run, port: number): Promise<void> {
     `tags: warmed up with ${WARMUP_REQUESTS} requests of ${WARMUP_ADDRESSES} addresses to throwaway tags ` +
       `(${((performance.now() - started) / 1000).toFixed(1)} s, deleted again)`,
   );
+}
+
+/**
+ * After the load, the bench's account tracks UNTAGGED_ADDRESSES of the other accounts' tagged
+ * addresses (real ones, with holdings and transactions) without a tag: the reserved tag `0`, which
+ * the `untagged` endpoint reads, holds them among the account's tracked addresses, all tagged.
+ */
+async function trackUntagged(run: Run, port: number): Promise<void> {
+  const own = new Set(run.meta.tags.filter((tag) => tag.account === BENCH_ACCOUNTS[0]).flatMap((tag) => tag.addresses));
+  const others = run.meta.tags.filter((tag) => tag.account !== BENCH_ACCOUNTS[0]).flatMap((tag) => tag.addresses);
+  const untagged = [...new Set(others.filter((address) => !own.has(address)))].slice(0, UNTAGGED_ADDRESSES);
+  const response = await fetch(`http://127.0.0.1:${port}/v2/tags/0`, {
+    method: 'POST',
+    headers: { ...run.headers, 'content-type': 'application/json' },
+    body: JSON.stringify(untagged),
+    signal: AbortSignal.timeout(60_000),
+  });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`POST /v2/tags/0 answered ${response.status}: ${text.slice(0, 300)}`);
+  run.log(`tags: ${untagged.length} addresses tracked untagged by ${BENCH_ACCOUNTS[0]} (the reserved tag 0)`);
 }
 
 /** Two requests for the 10,000-address tag, one after the other, before anything else asked for it. */

@@ -18,6 +18,7 @@ import { TransactionPairs1763700000110 } from './1763700000110-transaction-pairs
 import { SenderCounterparties1763700000120 } from './1763700000120-sender-counterparties';
 import { TagHoldingsUnchecked1763700000130 } from './1763700000130-tag-holdings-unchecked';
 import { TrackedOrder1763700000140 } from './1763700000140-tracked-order';
+import { TrackedTagged1763700000150 } from './1763700000150-tracked-tagged';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   SenderCounterparties1763700000120,
   TagHoldingsUnchecked1763700000130,
   TrackedOrder1763700000140,
+  TrackedTagged1763700000150,
 ];

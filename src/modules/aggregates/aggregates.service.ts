@@ -5,7 +5,7 @@
  * readMembersPart/applyMembersPart, `stats verify` findDrift/rebuildAggregates.
  */
 export { AggregateWrite } from './data-write';
-export { findDrift, keptTables, rebuildAggregates, type Drift } from './drift';
+export { dataWriteTables, findDrift, keptTables, rebuildAggregates, type Drift } from './drift';
 export type { HoldingChange, TransferChange, TransferEnds } from './kept-aggregate';
 export {
   applyMembersPart,
@@ -16,3 +16,4 @@ export {
   type MembersPart,
 } from './membership';
 export { createTagStats } from './tables/tag-stats';
+export { lockTrackedRows } from './tables/tracked-tagged';

@@ -28,22 +28,29 @@ export async function findDrift(db: Sql, examples = 10): Promise<Drift[]> {
 
 /**
  * Rewrites every kept table from its reference, in list order (a reference may read a table
- * rebuilt before it). On PostgreSQL the tables are locked
+ * rebuilt before it); a kept column of another table is rewritten in place (`rebuild`). On PostgreSQL the tables are locked
  * against writers (readers go on) for the length of the transaction, so no write falls between
  * the reference read and the commit.
  */
 export async function rebuildAggregates(tx: Sql): Promise<void> {
   const tables = KEPT_AGGREGATES.map((aggregate) => aggregate.table);
   if (tx.dialect === 'postgres') await tx.execute(sql`LOCK TABLE ${raw(tables.join(', '))} IN EXCLUSIVE MODE`);
-  for (const table of [...tables].reverse()) await tx.execute(sql`DELETE FROM ${raw(table)}`);
+  const refilled = KEPT_AGGREGATES.filter((aggregate) => aggregate.rebuild === undefined);
+  for (const { table } of [...refilled].reverse()) await tx.execute(sql`DELETE FROM ${raw(table)}`);
   for (const aggregate of KEPT_AGGREGATES) {
-    await tx.execute(sql`INSERT INTO ${raw(aggregate.table)} ${aggregate.reference(tx)}`);
+    if (aggregate.rebuild !== undefined) await aggregate.rebuild(tx);
+    else await tx.execute(sql`INSERT INTO ${raw(aggregate.table)} ${aggregate.reference(tx)}`);
   }
 }
 
 /** The kept tables' names, in lock order (for tests that empty them). */
 export function keptTables(): string[] {
   return KEPT_AGGREGATES.map((aggregate) => aggregate.table);
+}
+
+/** The kept tables a data write changes (those with a delta), in lock order. */
+export function dataWriteTables(): string[] {
+  return KEPT_AGGREGATES.filter((aggregate) => aggregate.dataWrite !== undefined).map((aggregate) => aggregate.table);
 }
 
 /** Values as JSON can show them: pg's bigint and numeric come as strings, SQLite's as numbers. */

@@ -69,8 +69,13 @@ export interface KeptAggregate {
   /** A tag gains (`sign` 1) or loses (-1) `part`, under the tag's row lock. */
   membersChanged?(tx: Sql, tagId: number, part: TagPart, sign: 1 | -1): Promise<void>;
   /**
-   * The tag is being deleted, under its row lock: its rows go, where no foreign key's cascade
-   * takes them with the tag.
+   * The tag is being deleted, under its row lock and while its memberships are still there: its
+   * rows go, where no foreign key's cascade takes them with the tag.
    */
   tagDeleted?(tx: Sql, tagId: number): Promise<void>;
+  /**
+   * For a column kept in another module's table (which `stats verify --repair` cannot empty and
+   * refill): rewrites it from the reference in place.
+   */
+  rebuild?(tx: Sql): Promise<void>;
 }

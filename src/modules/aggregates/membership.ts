@@ -6,6 +6,7 @@ import type { TagPart } from './kept-aggregate';
 import { KEPT_AGGREGATES } from './registry';
 import { shareAddressRows } from './tables/address-stats';
 import { lockTag, lockTags } from './tables/tag-stats';
+import { lockTrackedRows } from './tables/tracked-tagged';
 
 /**
  * What a set of addresses brings to a tag's aggregates, read before the tag's row is locked: it
@@ -268,18 +269,27 @@ async function countWithMembers(
 }
 
 /**
- * Deleting a tag, once its row is locked (lockForMembershipChange): the kept rows that its
- * deletion does not take with it by a foreign key's cascade.
+ * Deleting a tag, once its row is locked (lockForMembershipChange) and before its memberships are
+ * deleted: the kept rows that its deletion does not take with it by a foreign key's cascade.
  */
 export async function deleteTagAggregates(tx: Sql, tagId: number): Promise<void> {
   for (const aggregate of KEPT_AGGREGATES) await aggregate.tagDeleted?.(tx, tagId);
 }
 
 /**
- * Before removing addresses from a tag or deleting it: the shared locks on the addresses' rows,
- * then the tag's row, as readMembersPart and applyMembersPart take them.
+ * Before removing addresses from a tag or deleting it, the locks in the order every membership
+ * change takes them: shared on the addresses' address_stats rows (as readMembersPart), then the
+ * tracked rows of the addresses whose memberships change (the cap's lock, under which `tagged` is
+ * written), then the tag's row (as applyMembersPart). A tag's deletion shares no address_stats row;
+ * `changing` is then its members as last committed, read before any lock.
  */
-export async function lockForMembershipChange(tx: Sql, tagId: number, addresses: readonly string[]): Promise<void> {
-  await shareAddressRows(tx, [...new Set(addresses)].sort(binaryOrder));
-  await lockTags(tx, [tagId]);
+export async function lockForMembershipChange(
+  tx: Sql,
+  tag: { tagId: number; accountId: number },
+  shared: readonly string[],
+  changing: readonly string[] = shared,
+): Promise<void> {
+  await shareAddressRows(tx, [...new Set(shared)].sort(binaryOrder));
+  await lockTrackedRows(tx, tag.accountId, [...new Set(changing)].sort(binaryOrder));
+  await lockTags(tx, [tag.tagId]);
 }

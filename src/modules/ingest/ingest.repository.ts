@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Sql } from '../../database/db.service';
 import { binaryOrder } from '../../core/text/binary-order';
 import {
-  keptTables,
+  dataWriteTables,
   type HoldingChange,
   type TransferChange,
   type TransferEnds,
@@ -41,7 +41,7 @@ const TRANSACTION_TYPES = TRANSACTION_FIELDS.map((field) =>
   field === 'value' ? 'numeric' : field === 'block_number' ? 'bigint' : field === 'block_time' ? 'timestamptz' : 'text',
 );
 
-/** The tables a data write fills; their kept aggregates come from the registry (keptTables). */
+/** The tables a data write fills; their kept aggregates come from the registry (dataWriteTables). */
 const DATA_TABLES = ['transactions', 'holdings', 'tokens', 'token_deployments', 'prices'];
 
 /**
@@ -86,7 +86,7 @@ export class IngestRepository {
    */
   async settleAfterLargeWrite(db: Sql): Promise<void> {
     if (db.dialect !== 'postgres') return;
-    await db.execute(sql`VACUUM (ANALYZE) ${raw([...DATA_TABLES, ...keptTables()].join(', '))}`);
+    await db.execute(sql`VACUUM (ANALYZE) ${raw([...DATA_TABLES, ...dataWriteTables()].join(', '))}`);
   }
 
   async loadCatalog(tx: Sql): Promise<Catalog> {

@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { applyMembersPart, readMembersPart } from '../aggregates/aggregates.service';
+import { accountKey } from '../../database/address-sets';
 import { Db, Sql } from '../../database/db.service';
 import { analyze, columnTypes, forUpdate, textRows } from '../../database/dialect';
 import { chunks, prepared, raw, sql, SqlFragment } from '../../database/sql';
 import { UNTAGGED } from '../../core/tags/tag-rules';
 import { binaryOrder } from '../../core/text/binary-order';
 import type { TagPair } from './portability/tag-files';
-import { accountKey, CapExceeded, Change, createTag, membersChanged, removeMembers } from './tags.repository';
+import { CapExceeded, Change, createTag, membersChanged, removeMembers } from './tags.repository';
 
 export type ImportMode = 'merge' | 'replace';
 
@@ -175,9 +176,10 @@ async function importInto(
         SELECT ${account}, address, ${now} FROM import_pairs WHERE tag = ${UNTAGGED} ORDER BY address
         ON CONFLICT (account_id, address) DO NOTHING`,
   );
+  // An address the file tags gets its tags below (or the import rolls back): tracked as tagged.
   await tx.execute(
-    sql`INSERT INTO tracked_addresses (account_id, address, created_at)
-        SELECT ${account}, address, ${now} FROM (SELECT DISTINCT address FROM import_pairs WHERE tag <> ${UNTAGGED}) d
+    sql`INSERT INTO tracked_addresses (account_id, address, created_at, tagged)
+        SELECT ${account}, address, ${now}, 1 FROM (SELECT DISTINCT address FROM import_pairs WHERE tag <> ${UNTAGGED}) d
         WHERE 1 = 1 ORDER BY address
         ON CONFLICT (account_id, address) DO NOTHING`,
   );

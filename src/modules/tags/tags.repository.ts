@@ -1,16 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { Db, Sql } from '../../database/db.service';
-import { forUpdate, inTexts, textRows, toIso } from '../../database/dialect';
-import { addressSet, addressSetInJoinOrder } from '../../database/address-sets';
+import { inTexts, textRows, toIso } from '../../database/dialect';
+import { accountKey, addressSet, addressSetInJoinOrder } from '../../database/address-sets';
 import {
   applyMembersPart,
   createTagStats,
   deleteTagAggregates,
   lockForMembershipChange,
+  lockTrackedRows,
   type MembersPart,
   readMembersPart,
 } from '../aggregates/aggregates.service';
-import { and, chunks, list, prepared, sql, SqlFragment } from '../../database/sql';
+import { and, chunks, list, prepared, sql } from '../../database/sql';
 import { settingOnce } from '../../database/settings';
 import { TagScope } from '../../core/tags/tag-scope';
 import { binaryOrder } from '../../core/text/binary-order';
@@ -133,8 +134,8 @@ export class TagsRepository {
         const untagged = ordered.filter((address) => !before.has(address));
         target = { id, name: tag, part: await readMembersPart(tx, id, untagged) };
       }
-      await insertTracked(tx, accountId, ordered, now);
-      await lockTracked(tx, accountId, ordered);
+      await insertTracked(tx, accountId, ordered, now, target === undefined ? 0 : 1);
+      await lockTrackedRows(tx, accountId, ordered);
       if (target === undefined) return undefined;
 
       const { id, name } = target;
@@ -164,13 +165,16 @@ export class TagsRepository {
     return this.db.transaction((tx) => removeMembers(tx, tag, addresses, change));
   }
 
-  /** Stops tracking those of the addresses that carry no tag (the reserved tag's removal). */
+  /**
+   * Stops tracking those of the addresses that carry no tag (the reserved tag's removal). A row that
+   * a tag change holds is checked again once that commits, on its `tagged` as it then is.
+   */
   untrack(accountId: number, addresses: readonly string[]): Promise<void> {
     return this.db.transaction(async (tx) => {
       for (const chunk of chunks(addresses)) {
         await tx.execute(
           sql`DELETE FROM tracked_addresses WHERE account_id = ${accountKey(accountId)} AND address IN (${list(chunk)})
-           AND NOT EXISTS (SELECT 1 FROM address_tags a WHERE a.account_id = tracked_addresses.account_id
+           AND tagged = 0 AND NOT EXISTS (SELECT 1 FROM address_tags a WHERE a.account_id = tracked_addresses.account_id
                            AND a.address = tracked_addresses.address)`,
         );
       }
@@ -179,19 +183,29 @@ export class TagsRepository {
 
   /**
    * The tag's kept aggregates go with it (deleteTagAggregates, then ON DELETE CASCADE), after its
-   * row is locked like any change's; its history stays, with a `removed` for each of its last
-   * members.
+   * members' tracked rows and its own row are locked like any change's; its history stays, with a
+   * `removed` for each of its last members. Should an address join it between the members' reading
+   * and the tag's lock, its tracked row is locked after the tag's, out of order: PostgreSQL may
+   * then pick one of two such changes as a deadlock victim, and Db.transaction runs it again.
    */
   async deleteTag(tag: NamedTag, change: Change): Promise<void> {
     await this.db.transaction(async (tx) => {
-      await lockForMembershipChange(tx, tag.tagId, []);
+      const members = await tx.query<{ address: string }>(
+        sql`SELECT address FROM address_tags WHERE tag_id = ${tag.tagId}`,
+      );
+      await lockForMembershipChange(
+        tx,
+        tag,
+        [],
+        members.map((row) => row.address),
+      );
       await tx.execute(
         sql`INSERT INTO tag_history (account_id, tag, address, action, key_prefix, at)
             SELECT ${tag.accountId}, ${tag.name}, address, 'removed', ${change.key}, ${change.now}
             FROM address_tags WHERE tag_id = ${tag.tagId} ORDER BY address`,
       );
-      await tx.execute(sql`DELETE FROM address_tags WHERE tag_id = ${tag.tagId}`);
       await deleteTagAggregates(tx, tag.tagId);
+      await tx.execute(sql`DELETE FROM address_tags WHERE tag_id = ${tag.tagId}`);
       await tx.execute(sql`DELETE FROM tags WHERE id = ${tag.tagId}`);
     });
   }
@@ -294,19 +308,6 @@ export class CapExceeded extends Error {
   }
 }
 
-/**
- * The account id for a lookup of some of its addresses (`account_id = … AND address IN (…)`), as
- * a value the planner does not see when it estimates. PostgreSQL's statistics on `account_id` lag
- * behind an account that has just tracked many addresses: until the next ANALYZE a new account is
- * not among the column's common values and its rows are estimated at one. It then read all of the
- * account's rows instead of looking the addresses up, and when that was the inner side of a join,
- * once per address: 23 s for 500 addresses of a 70,000-address account (tagsOf). Unseen, the value
- * is estimated as an average account, and the addresses are looked up: 5 ms.
- */
-export function accountKey(accountId: number): SqlFragment {
-  return sql`(SELECT CAST(${accountId} AS BIGINT))`;
-}
-
 /** Both in binary order. */
 function sameAddresses(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((address, index) => address === b[index]);
@@ -323,7 +324,7 @@ export async function removeMembers(
   change: Change,
 ): Promise<number> {
   const { tagId } = tag;
-  await lockForMembershipChange(tx, tagId, addresses);
+  await lockForMembershipChange(tx, tag, addresses);
   const removed: string[] = [];
   for (const chunk of chunks(addresses)) {
     const deleted = await tx.query<{ address: string }>(
@@ -371,24 +372,27 @@ export async function membersChanged(tx: Sql, tagId: number, now: string): Promi
   await tx.execute(sql`UPDATE tags SET updated_at = ${now}, revision = revision + 1 WHERE id = ${tagId}`);
 }
 
-async function insertTracked(tx: Sql, accountId: number, ordered: readonly string[], now: string): Promise<void> {
+/**
+ * Tracks those of the addresses not tracked yet. `tagged`: 1 when the transaction goes on to give
+ * them a tag (a POST of a real tag: an address tracked by it gets the tag, or the transaction rolls
+ * back), so that a new row is written once rather than inserted untagged and flipped.
+ */
+async function insertTracked(
+  tx: Sql,
+  accountId: number,
+  ordered: readonly string[],
+  now: string,
+  tagged: 0 | 1,
+): Promise<void> {
   for (const chunk of chunks(ordered)) {
     const values = textRows(
       tx.dialect,
-      [chunk.map(() => accountId), chunk, chunk.map(() => now)],
-      ['bigint', 'text', 'timestamptz'],
+      [chunk.map(() => accountId), chunk, chunk.map(() => now), chunk.map(() => tagged)],
+      ['bigint', 'text', 'timestamptz', 'integer'],
     );
     await tx.execute(
-      sql`INSERT INTO tracked_addresses (account_id, address, created_at) ${values} ON CONFLICT (account_id, address) DO NOTHING`,
-    );
-  }
-}
-
-async function lockTracked(tx: Sql, accountId: number, ordered: readonly string[]): Promise<void> {
-  for (const chunk of chunks(ordered)) {
-    await tx.query(
-      sql`SELECT address FROM tracked_addresses WHERE account_id = ${accountKey(accountId)} AND address ${inTexts(tx.dialect, chunk)}
-       ORDER BY address${forUpdate(tx.dialect)}`,
+      sql`INSERT INTO tracked_addresses (account_id, address, created_at, tagged) ${values}
+          ON CONFLICT (account_id, address) DO NOTHING`,
     );
   }
 }

@@ -1,0 +1,73 @@
+import type { Sql } from '../../../database/db.service';
+import { accountKey } from '../../../database/address-sets';
+import { forUpdate, inTexts } from '../../../database/dialect';
+import { chunks, sql } from '../../../database/sql';
+import type { KeptAggregate, TagPart } from '../kept-aggregate';
+
+/**
+ * tracked_addresses.tagged (account_id, address): 1 while the tracked address carries a tag of its
+ * account, so that the reserved tag `0` (tracked, untagged) is read from the partial index
+ * `tracked_addresses_untagged` (migration 1763700000150) in proportion to what it holds. A column
+ * of a table the tags module owns, not a table of its own: `stats verify --repair` rewrites the
+ * column in place.
+ *
+ * Its rows are also the cap's lock (lockTrackedRows): every change of an address's memberships
+ * holds its tracked row, so the flag is written under that lock, and only when it flips (an
+ * address gaining a second tag writes nothing here).
+ */
+export const trackedTagged: KeptAggregate = {
+  table: 'tracked_addresses',
+  key: ['account_id', 'address'],
+  kept: () => sql`SELECT account_id, address FROM tracked_addresses WHERE tagged = 1`,
+  reference: () => sql`SELECT DISTINCT account_id, address FROM address_tags`,
+  async membersChanged(tx: Sql, tagId: number, part: TagPart, sign: 1 | -1): Promise<void> {
+    const account = sql`(SELECT account_id FROM tags WHERE id = ${tagId})`;
+    for (const chunk of chunks(part.members)) {
+      // Joining: before the memberships are inserted (rows tracked by the same change start out
+      // tagged); `<> 1`, not `= 0`, so that PostgreSQL looks the addresses up rather than reading
+      // the account's untagged ones through the partial index. Leaving: after the memberships are
+      // deleted, so an address keeps the flag only for the tags it still carries.
+      await tx.execute(
+        sign === 1
+          ? sql`UPDATE tracked_addresses SET tagged = 1
+                WHERE account_id = ${account} AND address ${inTexts(tx.dialect, chunk)} AND tagged <> 1`
+          : sql`UPDATE tracked_addresses SET tagged = 0
+                WHERE account_id = ${account} AND address ${inTexts(tx.dialect, chunk)} AND tagged = 1
+                AND NOT EXISTS (SELECT 1 FROM address_tags a
+                                WHERE a.account_id = tracked_addresses.account_id AND a.address = tracked_addresses.address)`,
+      );
+    }
+  },
+  // While the tag's memberships are still there: its members that carry no other tag.
+  async tagDeleted(tx: Sql, tagId: number): Promise<void> {
+    await tx.execute(
+      sql`UPDATE tracked_addresses SET tagged = 0
+          WHERE account_id = (SELECT account_id FROM tags WHERE id = ${tagId}) AND tagged = 1
+          AND address IN (SELECT address FROM address_tags WHERE tag_id = ${tagId})
+          AND NOT EXISTS (SELECT 1 FROM address_tags a WHERE a.account_id = tracked_addresses.account_id
+                          AND a.address = tracked_addresses.address AND a.tag_id <> ${tagId})`,
+    );
+  },
+  async rebuild(tx: Sql): Promise<void> {
+    const carries = sql`EXISTS (SELECT 1 FROM address_tags a
+      WHERE a.account_id = tracked_addresses.account_id AND a.address = tracked_addresses.address)`;
+    await tx.execute(
+      sql`UPDATE tracked_addresses SET tagged = CASE WHEN ${carries} THEN 1 ELSE 0 END
+          WHERE tagged <> CASE WHEN ${carries} THEN 1 ELSE 0 END`,
+    );
+  },
+};
+
+/**
+ * Locks the addresses' tracked rows (SELECT … FOR UPDATE) in canonical order, so that two changes
+ * sharing addresses queue rather than deadlock. Every change of an address's memberships holds
+ * them: the cap is counted under them, and the `tagged` flag written.
+ */
+export async function lockTrackedRows(tx: Sql, accountId: number, ordered: readonly string[]): Promise<void> {
+  for (const chunk of chunks(ordered)) {
+    await tx.query(
+      sql`SELECT address FROM tracked_addresses WHERE account_id = ${accountKey(accountId)} AND address ${inTexts(tx.dialect, chunk)}
+       ORDER BY address${forUpdate(tx.dialect)}`,
+    );
+  }
+}
