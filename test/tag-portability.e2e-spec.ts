@@ -8,6 +8,7 @@ import { IngestService } from '../src/modules/ingest/ingest.service';
 import { evmAddress, evmAddresses, FAMILY_EXAMPLES, tagNames } from './support/addresses';
 import { runCli } from './support/cli';
 import { addressOn, compareBinary, holdingLine, ndjson, transaction, transactionLine } from './support/factories';
+import { untilWaitingForLock, whileRowsLocked } from './support/row-locks';
 import { DATABASES, startOnFreshDatabase, TestApp } from './support/test-app';
 
 const NDJSON = 'application/x-ndjson';
@@ -30,6 +31,7 @@ describe.each(DATABASES)('tag export and import on %s', (kind) => {
     post: (path: string, body: unknown) =>
       t.http().post(path).set('X-API-Key', key).set('Content-Type', 'application/json').send(JSON.stringify(body)),
     get: (path: string) => t.http().get(path).set('X-API-Key', key),
+    del: (path: string) => t.http().delete(path).set('X-API-Key', key),
     exportCsv: () => t.http().get('/v2/export/tags').set('X-API-Key', key).set('Accept', 'text/csv').buffer(true),
     exportNdjson: () =>
       t
@@ -121,6 +123,44 @@ describe.each(DATABASES)('tag export and import on %s', (kind) => {
   });
 
   describe('POST /v2/import/tags', () => {
+    if (kind === 'postgres') {
+      it('creates a tag of the file anew when it is deleted while the import waits for an address', async () => {
+        const db = t.app.get(Db);
+        const alice = await account();
+        const [member, blocker, joiner] = evmAddresses(3) as [string, string, string];
+        await alice.post('/v2/tags/race_import', [member]).expect(200);
+        await alice.post('/v2/tags/0', [blocker]).expect(200);
+        const file = ndjsonOf([
+          [blocker, ['race_import']],
+          [joiner, ['race_import']],
+        ]);
+        // The import finds the tag, then waits for the blocker's tracked row (the cap's lock);
+        // meanwhile the tag, whose member the file does not name, is deleted.
+        const { importing } = await whileRowsLocked(
+          db,
+          sql`SELECT address FROM tracked_addresses WHERE address = ${blocker} FOR UPDATE`,
+          async () => {
+            const importing = alice.import(file, NDJSON).then((response) => response);
+            await untilWaitingForLock(db);
+            await alice.del('/v2/tags/race_import').expect(204);
+            // Wrapped: the import goes on once the rows are released.
+            return { importing };
+          },
+        );
+        const answer = await importing;
+        expect(answer.status).toBe(200);
+        expect(answer.body).toMatchObject({ addresses: 2, added: 2, removed: 0 });
+        expect(lines(await exported(alice)).map((line) => JSON.parse(line) as unknown)).toEqual(
+          [
+            { address: blocker, tags: ['race_import'] },
+            { address: joiner, tags: ['race_import'] },
+            { address: member, tags: ['0'] },
+          ].sort((a, b) => compareBinary(a.address, b.address)),
+        );
+        expect(await findDrift(db)).toEqual([]);
+      });
+    }
+
     it('round-trips: an export imported into another account exports identically, as NDJSON and as CSV', async () => {
       const alice = await account();
       const addresses = evmAddresses(40);

@@ -2,6 +2,7 @@ import { Db } from '../src/database/db.service';
 import { evmAddress, evmAddresses, FAMILY_EXAMPLES, tagNames } from './support/addresses';
 import { DATABASES, freshDatabase, startOnFreshDatabase, startTestApp, TestApp } from './support/test-app';
 import { raw, sql } from '../src/database/sql';
+import { untilWaitingForLock, whileRowsLocked } from './support/row-locks';
 
 const EVM_CHAINS = ['ethereum', 'bnb', 'polygon', 'arbitrum', 'optimism', 'base'];
 
@@ -123,6 +124,39 @@ describe.each(DATABASES)('tags on %s', (kind) => {
       }
     });
   });
+
+  if (kind === 'postgres') {
+    it('creates a tag anew when it is deleted while a POST to it waits for an address', async () => {
+      const db = t.app.get(Db);
+      const [member, blocker, joiner] = evmAddresses(3) as [string, string, string];
+      await alice().post('/v2/tags/race_deleted', [member]).expect(200);
+      await alice().post('/v2/tags/0', [blocker]).expect(200);
+      // The POST finds the tag, then waits for the blocker's tracked row; meanwhile the tag, whose
+      // member it does not touch, is deleted.
+      const { post } = await whileRowsLocked(
+        db,
+        sql`SELECT address FROM tracked_addresses WHERE address = ${blocker} FOR UPDATE`,
+        async () => {
+          const post = alice()
+            .post('/v2/tags/race_deleted', [blocker, joiner])
+            .then((answer) => answer);
+          await untilWaitingForLock(db);
+          await alice().del('/v2/tags/race_deleted').expect(204);
+          // Wrapped: the POST goes on once the rows are released.
+          return { post };
+        },
+      );
+      const response = await post;
+      expect(response.status).toBe(200);
+      expect(response.body.map((record: { tags: string[] }) => record.tags)).toEqual([
+        ['race_deleted'],
+        ['race_deleted'],
+      ]);
+      const { body } = await alice().get('/v2/tags/race_deleted').expect(200);
+      expect(body.stats.address_count).toBe(2);
+      expect((await alice().get(`/v2/addresses/${member}`).expect(200)).body.tags).toEqual(['0']);
+    });
+  }
 
   describe('bad input writes nothing', () => {
     const cases: [string, () => ReturnType<ReturnType<typeof alice>['post']>, number, string][] = [

@@ -7,7 +7,15 @@ import { chunks, prepared, raw, sql, SqlFragment } from '../../database/sql';
 import { UNTAGGED } from '../../core/tags/tag-rules';
 import { binaryOrder } from '../../core/text/binary-order';
 import type { TagPair } from './portability/tag-files';
-import { CapExceeded, Change, createTag, membersChanged, removeMembers } from './tags.repository';
+import {
+  CapExceeded,
+  Change,
+  createTag,
+  MAX_TAG_CHANGE_ATTEMPTS,
+  membersChanged,
+  removeMembers,
+  TagDeletedMeanwhile,
+} from './tags.repository';
 
 export type ImportMode = 'merge' | 'replace';
 
@@ -91,7 +99,8 @@ export class TagPortabilityRepository {
    * Makes the account's tags take in (merge) or equal (replace) the pairs, all in one transaction,
    * or changes nothing when an address would carry more than `cap` tags; a dry run counts and rolls
    * back. `pairs` is read once per attempt (PostgreSQL may run the transaction again after a
-   * deadlock), into a temporary table: the file's size costs database pages, not memory.
+   * deadlock, and so does a tag of the file deleted under the import), into a temporary table: the
+   * file's size costs database pages, not memory.
    *
    * Order of work, as the locking notes of tags.repository.ts and src/modules/aggregates/README.md want it:
    * the file's tags are created first (as a POST does before its locks), then the tracked rows of
@@ -105,17 +114,20 @@ export class TagPortabilityRepository {
     cap: number,
     change: Change,
   ): Promise<ImportOutcome> {
-    try {
-      const counts = await this.db.transaction(async (tx) => {
-        const counts = await importInto(tx, accountId, pairs, options.mode, cap, change);
-        if (options.dryRun) throw new DryRun(counts);
-        return counts;
-      });
-      return { ok: true, counts };
-    } catch (error) {
-      if (error instanceof DryRun) return { ok: true, counts: error.counts };
-      if (error instanceof CapExceeded) return { ok: false, overLimit: error.overLimit };
-      throw error;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const counts = await this.db.transaction(async (tx) => {
+          const counts = await importInto(tx, accountId, pairs, options.mode, cap, change);
+          if (options.dryRun) throw new DryRun(counts);
+          return counts;
+        });
+        return { ok: true, counts };
+      } catch (error) {
+        if (error instanceof DryRun) return { ok: true, counts: error.counts };
+        if (error instanceof CapExceeded) return { ok: false, overLimit: error.overLimit };
+        if (error instanceof TagDeletedMeanwhile && attempt < MAX_TAG_CHANGE_ATTEMPTS) continue;
+        throw error;
+      }
     }
   }
 }
@@ -219,8 +231,11 @@ async function importInto(
     );
     let changed = false;
     for await (const slice of slices) {
-      // As a POST: what the addresses bring to the tag is counted before they are members.
-      await applyMembersPart(tx, tag.id, await readMembersPart(tx, tag.id, slice), 1);
+      // As a POST: what the addresses bring to the tag is counted before they are members. The
+      // tag's row is held from its first slice on, so only that one can find it deleted.
+      if (!(await applyMembersPart(tx, tag.id, await readMembersPart(tx, tag.id, slice), 1))) {
+        throw new TagDeletedMeanwhile();
+      }
       // The slice is the file's addresses of the tag from its first to its last that are not members
       // (nobody can make them members meanwhile: their tracked rows are locked), written from the
       // staged table in one statement each rather than bound value by value.

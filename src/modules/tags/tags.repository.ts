@@ -110,7 +110,7 @@ export class TagsRepository {
         if (error instanceof CapExceeded) return { ok: false, overLimit: error.overLimit };
         // The tag was deleted after this request found it: run again, which creates it anew (as if
         // the deletion had come first).
-        if (error instanceof TagDeletedMeanwhile && attempt < MAX_ASSIGN_ATTEMPTS) continue;
+        if (error instanceof TagDeletedMeanwhile && attempt < MAX_TAG_CHANGE_ATTEMPTS) continue;
         throw error;
       }
     }
@@ -292,15 +292,19 @@ export class TagsRepository {
   }
 }
 
-/** A tag found (or created) at the start of a POST was deleted before its row was locked. */
-class TagDeletedMeanwhile extends Error {
+/**
+ * A tag found (or created) at the start of a change (a POST, an import) was deleted before the
+ * change locked its row: the change's transaction is rolled back and run again, which creates the
+ * tag anew, as if the deletion had come first.
+ */
+export class TagDeletedMeanwhile extends Error {
   constructor() {
     super('tag deleted meanwhile');
   }
 }
 
-/** A POST runs again at most this many times in all when its tag keeps being deleted under it. */
-const MAX_ASSIGN_ATTEMPTS = 5;
+/** A change runs at most this many times in all when its tag keeps being deleted under it. */
+export const MAX_TAG_CHANGE_ATTEMPTS = 5;
 
 export class CapExceeded extends Error {
   constructor(readonly overLimit: { address: string; tag_count: number }[]) {
