@@ -1,6 +1,6 @@
 import type { Sql } from '../../../database/db.service';
 import { accountKey } from '../../../database/address-sets';
-import { forUpdate, inTexts } from '../../../database/dialect';
+import { forUpdate, inTextsLookedUp } from '../../../database/dialect';
 import { chunks, sql } from '../../../database/sql';
 import type { KeptAggregate, TagPart } from '../kept-aggregate';
 
@@ -30,9 +30,9 @@ export const trackedTagged: KeptAggregate = {
       await tx.execute(
         sign === 1
           ? sql`UPDATE tracked_addresses SET tagged = 1
-                WHERE account_id = ${account} AND address ${inTexts(tx.dialect, chunk)} AND tagged <> 1`
+                WHERE account_id = ${account} AND address ${inTextsLookedUp(tx.dialect, chunk)} AND tagged <> 1`
           : sql`UPDATE tracked_addresses SET tagged = 0
-                WHERE account_id = ${account} AND address ${inTexts(tx.dialect, chunk)} AND tagged = 1
+                WHERE account_id = ${account} AND address ${inTextsLookedUp(tx.dialect, chunk)} AND tagged = 1
                 AND NOT EXISTS (SELECT 1 FROM address_tags a
                                 WHERE a.account_id = tracked_addresses.account_id AND a.address = tracked_addresses.address)`,
       );
@@ -66,7 +66,7 @@ export const trackedTagged: KeptAggregate = {
 export async function lockTrackedRows(tx: Sql, accountId: number, ordered: readonly string[]): Promise<void> {
   for (const chunk of chunks(ordered)) {
     await tx.query(
-      sql`SELECT address FROM tracked_addresses WHERE account_id = ${accountKey(accountId)} AND address ${inTexts(tx.dialect, chunk)}
+      sql`SELECT address FROM tracked_addresses WHERE account_id = ${accountKey(accountId)} AND address ${inTextsLookedUp(tx.dialect, chunk)}
        ORDER BY address${forUpdate(tx.dialect)}`,
     );
   }
