@@ -7,8 +7,9 @@ import { dialectOf } from './1763700000000-foundation';
  * tracked untagged (the reserved tag `0`). Kept by every change of a membership (the kept
  * aggregate `trackedTagged`, src/modules/aggregates/tables/tracked-tagged.ts), so that the reserved
  * tag's addresses are read from a partial index in proportion to what they are, rather than by
- * comparing every tracked address of the account with its memberships on every request (330 ms for
- * `GET /v2/tags/0` with 33,000 tracked addresses, all of them tagged: bench/README.md, change 39).
+ * comparing every tracked address of the account with its memberships on every request (104-225 ms
+ * for `GET /v2/tags/0` with 33,000 tracked addresses, all of them tagged: bench/README.md, change
+ * 39).
  *
  * `tracked_addresses_untagged` (account_id, created_at, address) WHERE tagged = 0: the reserved
  * tag's set, in the order GET /v2/tags/0/addresses pages it. An address that joins or leaves its

@@ -28,9 +28,9 @@ export async function findDrift(db: Sql, examples = 10): Promise<Drift[]> {
 
 /**
  * Rewrites every kept table from its reference, in list order (a reference may read a table
- * rebuilt before it); a kept column of another table is rewritten in place (`rebuild`). On PostgreSQL the tables are locked
- * against writers (readers go on) for the length of the transaction, so no write falls between
- * the reference read and the commit.
+ * rebuilt before it); a kept column of another table is rewritten in place (`rebuild`). On
+ * PostgreSQL the tables are locked against writers (readers go on) for the length of the
+ * transaction, so no write falls between the reference read and the commit.
  */
 export async function rebuildAggregates(tx: Sql): Promise<void> {
   const tables = KEPT_AGGREGATES.map((aggregate) => aggregate.table);
