@@ -16,4 +16,4 @@ export {
   type MembersPart,
 } from './membership';
 export { createTagStats } from './tables/tag-stats';
-export { lockTrackedRows } from './tables/tracked-tagged';
+export { flagFirstTags, lockTrackedRows } from './tables/tracked-tagged';

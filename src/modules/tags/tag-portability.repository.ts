@@ -220,6 +220,13 @@ async function importInto(
     throw new CapExceeded(overLimit.map((row) => ({ address: row.address, tag_count: Number(row.tag_count) })));
   }
 
+  // The file's tagged addresses that are tracked untagged get their first tag below: their rows'
+  // flag flips now, under the lock taken above (rows inserted above are flagged already).
+  await tx.execute(
+    sql`UPDATE tracked_addresses SET tagged = 1 WHERE account_id = ${accountKey(accountId)} AND tagged = 0
+        AND address IN (SELECT address FROM import_pairs WHERE tag <> ${UNTAGGED})`,
+  );
+
   let added = 0;
   for (const tag of [...fileTags].sort((a, b) => a.id - b.id)) {
     const slices = addressSlices(

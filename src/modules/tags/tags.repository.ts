@@ -6,6 +6,7 @@ import {
   applyMembersPart,
   createTagStats,
   deleteTagAggregates,
+  flagFirstTags,
   lockForMembershipChange,
   lockTrackedRows,
   type MembersPart,
@@ -134,7 +135,7 @@ export class TagsRepository {
         const untagged = ordered.filter((address) => !before.has(address));
         target = { id, name: tag, part: await readMembersPart(tx, id, untagged) };
       }
-      await insertTracked(tx, accountId, ordered, now, target === undefined ? 0 : 1);
+      const inserted = await insertTracked(tx, accountId, ordered, now, target === undefined ? 0 : 1);
       await lockTrackedRows(tx, accountId, ordered);
       if (target === undefined) return undefined;
 
@@ -151,6 +152,10 @@ export class TagsRepository {
       for (const names of after.values()) names.sort(binaryOrder);
       if (adding.length === 0) return after;
 
+      // Tracked before and untagged until now: their rows' flag flips (the rows this request
+      // inserted are flagged already).
+      const firstTags = adding.filter((address) => !current.has(address) && !inserted.has(address));
+      if (firstTags.length > 0) await flagFirstTags(tx, accountId, firstTags);
       const part = sameAddresses(target.part.addresses, adding) ? target.part : await readMembersPart(tx, id, adding);
       if (!(await applyMembersPart(tx, id, part, 1))) throw new TagDeletedMeanwhile();
       await insertMemberships(tx, id, accountId, adding, now);
@@ -377,9 +382,10 @@ export async function membersChanged(tx: Sql, tagId: number, now: string): Promi
 }
 
 /**
- * Tracks those of the addresses not tracked yet. `tagged`: 1 when the transaction goes on to give
- * them a tag (a POST of a real tag: an address tracked by it gets the tag, or the transaction rolls
- * back), so that a new row is written once rather than inserted untagged and flipped.
+ * Tracks those of the addresses not tracked yet; answers them. `tagged`: 1 when the transaction
+ * goes on to give them a tag (a POST of a real tag: an address tracked by it gets the tag, or the
+ * transaction rolls back), so that a new row is written once rather than inserted untagged and
+ * flipped.
  */
 async function insertTracked(
   tx: Sql,
@@ -387,18 +393,21 @@ async function insertTracked(
   ordered: readonly string[],
   now: string,
   tagged: 0 | 1,
-): Promise<void> {
+): Promise<Set<string>> {
+  const inserted = new Set<string>();
   for (const chunk of chunks(ordered)) {
     const values = textRows(
       tx.dialect,
       [chunk.map(() => accountId), chunk, chunk.map(() => now), chunk.map(() => tagged)],
       ['bigint', 'text', 'timestamptz', 'integer'],
     );
-    await tx.execute(
+    const rows = await tx.query<{ address: string }>(
       sql`INSERT INTO tracked_addresses (account_id, address, created_at, tagged) ${values}
-          ON CONFLICT (account_id, address) DO NOTHING`,
+          ON CONFLICT (account_id, address) DO NOTHING RETURNING address`,
     );
+    for (const row of rows) inserted.add(row.address);
   }
+  return inserted;
 }
 
 /** Those of the addresses that carry the tag (as last committed, before any lock: a guess). */

@@ -20,21 +20,18 @@ export const trackedTagged: KeptAggregate = {
   key: ['account_id', 'address'],
   kept: () => sql`SELECT account_id, address FROM tracked_addresses WHERE tagged = 1`,
   reference: () => sql`SELECT DISTINCT account_id, address FROM address_tags`,
+  // Losing a tag: after the memberships are deleted, so an address keeps the flag only for the tags
+  // it still carries. Gaining one is flagged by the change itself, before the tag's lock
+  // (flagFirstTags): it knows which of its addresses carry no tag yet.
   async membersChanged(tx: Sql, tagId: number, part: TagPart, sign: 1 | -1): Promise<void> {
+    if (sign === 1) return;
     const account = sql`(SELECT account_id FROM tags WHERE id = ${tagId})`;
     for (const chunk of chunks(part.members)) {
-      // Joining: before the memberships are inserted (rows tracked by the same change start out
-      // tagged); `<> 1`, not `= 0`, so that PostgreSQL looks the addresses up rather than reading
-      // the account's untagged ones through the partial index. Leaving: after the memberships are
-      // deleted, so an address keeps the flag only for the tags it still carries.
       await tx.execute(
-        sign === 1
-          ? sql`UPDATE tracked_addresses SET tagged = 1
-                WHERE account_id = ${account} AND address ${inTextsLookedUp(tx.dialect, chunk)} AND tagged <> 1`
-          : sql`UPDATE tracked_addresses SET tagged = 0
-                WHERE account_id = ${account} AND address ${inTextsLookedUp(tx.dialect, chunk)} AND tagged = 1
-                AND NOT EXISTS (SELECT 1 FROM address_tags a
-                                WHERE a.account_id = tracked_addresses.account_id AND a.address = tracked_addresses.address)`,
+        sql`UPDATE tracked_addresses SET tagged = 0
+            WHERE account_id = ${account} AND address ${inTextsLookedUp(tx.dialect, chunk)} AND tagged = 1
+            AND NOT EXISTS (SELECT 1 FROM address_tags a
+                            WHERE a.account_id = tracked_addresses.account_id AND a.address = tracked_addresses.address)`,
       );
     }
   },
@@ -68,6 +65,22 @@ export async function lockTrackedRows(tx: Sql, accountId: number, ordered: reado
     await tx.query(
       sql`SELECT address FROM tracked_addresses WHERE account_id = ${accountKey(accountId)} AND address ${inTextsLookedUp(tx.dialect, chunk)}
        ORDER BY address${forUpdate(tx.dialect)}`,
+    );
+  }
+}
+
+/**
+ * Flags the tracked rows of addresses that are about to get their first tag, while the change
+ * holds them (lockTrackedRows) and before it takes the tag's row: the change knows which they are
+ * (a POST counts their tags under that lock; rows it inserts itself start out flagged). `<> 1`,
+ * not `= 0`, so that PostgreSQL looks the addresses up rather than reading the account's untagged
+ * ones through the partial index.
+ */
+export async function flagFirstTags(tx: Sql, accountId: number, addresses: readonly string[]): Promise<void> {
+  for (const chunk of chunks(addresses)) {
+    await tx.execute(
+      sql`UPDATE tracked_addresses SET tagged = 1
+          WHERE account_id = ${accountKey(accountId)} AND address ${inTextsLookedUp(tx.dialect, chunk)} AND tagged <> 1`,
     );
   }
 }
