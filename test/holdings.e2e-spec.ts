@@ -277,6 +277,34 @@ describe.each(DATABASES)('GET /v2/token-holdings on %s', (kind) => {
     expect((await get(`page=${last + 1}`).expect(200)).body).toEqual([]);
   });
 
+  it.each<[string, (h: HoldingFixture) => boolean]>([
+    ['', () => true],
+    ['chain=ethereum', (h) => h.chain === 'ethereum'],
+    ['token_address=0', (h) => h.token_address === '0'],
+    ['chain=bnb&token_address=USDT_BNB', (h) => h.chain === 'bnb' && h.token_address === usdt('bnb')],
+    ['chain=aptos&token_address=USDT_APTOS', () => false],
+  ])('names the last page of %s from the kept holder counts', async (template, keep) => {
+    const query = template.replace('USDT_BNB', usdt('bnb')).replace('USDT_APTOS', usdt('aptos'));
+    const count = expected(keep).length;
+    const first = await t
+      .http()
+      .get(`/v2/token-holdings?${query}${query === '' ? '' : '&'}per_page=1`)
+      .set('X-API-Key', t.keys.alice)
+      .expect(200);
+    if (count <= 1) {
+      expect(first.headers.link).toBeUndefined();
+      return;
+    }
+    expect(new URL(parseLinks(first.headers.link).last!).searchParams.get('page')).toBe(String(count));
+    const past = await t
+      .http()
+      .get(`/v2/token-holdings?${query}${query === '' ? '' : '&'}per_page=1&page=${count + 2}`)
+      .set('X-API-Key', t.keys.alice)
+      .expect(200);
+    expect(past.body).toEqual([]);
+    expect(new URL(parseLinks(past.headers.link).prev!).searchParams.get('page')).toBe(String(count));
+  });
+
   it("pages a tag's holdings from its kept rows, with the last page from its kept count", async () => {
     const whales = new Set([a.canonical, legacy.canonical]);
     const all = expected((h) => whales.has(h.address.canonical));

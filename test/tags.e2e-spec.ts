@@ -288,6 +288,33 @@ describe.each(DATABASES)('tags on %s', (kind) => {
       expect(page1.headers.link).toContain('per_page=2');
     });
 
+    it("names a tag's last page, and its count in the list of tags, from the kept count as members come and go", async () => {
+      const members = evmAddresses(5);
+      await alice().post('/v2/tags/counted_tag', members).expect(200);
+      await alice().post('/v2/tags/counted_other', members.slice(0, 2)).expect(200);
+      const lastPage = async () => {
+        const response = await alice().get('/v2/tags/counted_tag/addresses?per_page=1').expect(200);
+        return /[?&]page=(\d+)[^>]*>;\s*rel="last"/.exec(response.headers.link ?? '')?.[1];
+      };
+      const listed = async () =>
+        (await followPages(alice().get, '/v2/tags?per_page=100')).find((tag) => tag.tag === 'counted_tag')
+          ?.address_count;
+      expect(await lastPage()).toBe('5');
+      expect(await listed()).toBe(5);
+      await alice().del('/v2/tags/counted_tag/addresses', members.slice(0, 3)).expect(200);
+      expect(await lastPage()).toBe('2');
+      expect(await listed()).toBe(2);
+      await alice()
+        .post('/v2/tags/counted_tag', [...members.slice(0, 1), evmAddress().canonical])
+        .expect(200);
+      expect(await lastPage()).toBe('4');
+      expect(await listed()).toBe(4);
+      // The page past the end still names the last one.
+      const past = await alice().get('/v2/tags/counted_tag/addresses?per_page=1&page=9').expect(200);
+      expect(past.body).toEqual([]);
+      expect(past.headers.link).toMatch(/[?&]page=4[^>]*>;\s*rel="prev"/);
+    });
+
     it('treats 0 as tracked-without-a-tag everywhere', async () => {
       const address = evmAddress().canonical;
       const tracked = await alice().post('/v2/tags/0', [address]).expect(200);

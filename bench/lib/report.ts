@@ -1,7 +1,7 @@
 import type { DatasetMeta } from '../dataset/meta';
 import type { EndpointShare, LoadResult } from './load';
 
-export const ENDPOINT_IDS = ['address', 'transactions', 'holdings', 'tag', 'tag_10k', 'untagged'] as const;
+export const ENDPOINT_IDS = ['address', 'transactions', 'holdings', 'tag', 'tag_10k', 'untagged', 'listing'] as const;
 export type EndpointId = (typeof ENDPOINT_IDS)[number];
 
 export const ENDPOINT_LABELS: Record<EndpointId, string> = {
@@ -11,6 +11,7 @@ export const ENDPOINT_LABELS: Record<EndpointId, string> = {
   tag: 'GET /v2/tags/:tag',
   tag_10k: 'GET /v2/tags/:tag (10k addresses)',
   untagged: 'GET /v2/tags/0, /v2/token-holdings?tag=0',
+  listing: 'GET /v2/token-holdings (all, ?chain=, ?token_address=0)',
 };
 
 /** The endpoints of "reads while writing", driven together, requests in turn. */

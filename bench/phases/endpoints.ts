@@ -2,6 +2,7 @@
  * The endpoint load: each endpoint driven by autocannon with request paths from the dataset, on
  * PostgreSQL against the floor (after checking both answer alike), on SQLite alone.
  */
+import { CHAIN_IDS } from '../../src/core/chains/chain-ids';
 import type { DatasetMeta } from '../dataset/meta';
 import { fetchAnswer } from '../lib/http';
 import { drive, LoadOptions, LoadResult } from '../lib/load';
@@ -27,6 +28,13 @@ export function pathsFor(id: EndpointId, meta: DatasetMeta): string[] {
       return [`/v2/tags/${bigTag}`];
     case 'untagged':
       return ['/v2/tags/0', '/v2/token-holdings?tag=0'];
+    case 'listing':
+      // Everyone's holdings, unfiltered, per chain and of the native coins: a page and the total.
+      return [
+        '/v2/token-holdings',
+        ...CHAIN_IDS.map((chain) => `/v2/token-holdings?chain=${chain}`),
+        '/v2/token-holdings?token_address=0',
+      ];
   }
 }
 

@@ -250,8 +250,9 @@ export class TagsRepository {
       created_at: Date | string;
       updated_at: Date | string;
     }>(
-      sql`SELECT t.name, (SELECT COUNT(*) FROM address_tags a WHERE a.tag_id = t.id) AS address_count, t.created_at, t.updated_at
-       FROM tags t WHERE t.account_id = ${accountId} ORDER BY t.name LIMIT ${limit} OFFSET ${offset}`,
+      sql`SELECT t.name, s.address_count, t.created_at, t.updated_at
+       FROM tags t JOIN tag_stats s ON s.tag_id = t.id
+       WHERE t.account_id = ${accountId} ORDER BY t.name LIMIT ${limit} OFFSET ${offset}`,
     );
     return found.map((row) => ({
       name: row.name,
@@ -261,7 +262,11 @@ export class TagsRepository {
     }));
   }
 
+  /** A real tag's from its kept count (tag_stats); the reserved tag's from the partial index of its set. */
   countMembers(scope: TagScope): Promise<number> {
+    if (scope.kind === 'tag') {
+      return this.db.count(sql`SELECT address_count FROM tag_stats WHERE tag_id = ${scope.tagId}`);
+    }
     return this.db.count(sql`SELECT COUNT(*) FROM (${addressSet(scope)}) m`);
   }
 
