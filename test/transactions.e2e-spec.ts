@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Db } from '../src/database/db.service';
 import { sql, SqlFragment } from '../src/database/sql';
 import { IngestService } from '../src/modules/ingest/ingest.service';
-import { TransactionsRepository } from '../src/modules/transactions/transactions.repository';
+import { tagTransactions, TransactionsRepository } from '../src/modules/transactions/transactions.repository';
 import { encodeCursor } from '../src/http/paging/cursor';
 import {
   bitcoinLegacyAddress,
@@ -32,6 +32,8 @@ const TRANSACTION_FIELDS = [
   'tx_hash',
   'value',
 ];
+
+const DEFAULT_WALK_ABOVE = tagTransactions.walkAbove;
 
 const at = (minute: number, millis = 0) => new Date(Date.UTC(2024, 4, 1, 12, minute, 0, millis)).toISOString();
 
@@ -229,6 +231,38 @@ describe.each(DATABASES)('GET /v2/transactions on %s', (kind) => {
     }
     return pages;
   }
+
+  describe.each([
+    ['walking the list', 0],
+    ['member by member', Infinity],
+  ])("a tag's rows read %s", (_way, walkAbove) => {
+    const inTraders = (tx: TransactionFixture) => party(tx, p) || party(tx, r);
+    beforeAll(() => {
+      tagTransactions.walkAbove = walkAbove;
+    });
+    afterAll(() => {
+      tagTransactions.walkAbove = DEFAULT_WALK_ABOVE;
+    });
+
+    it.each<[string, (tx: TransactionFixture) => boolean]>([
+      ['tag=traders', inTraders],
+      ['tag=traders&chain=ethereum', (tx) => inTraders(tx) && tx.chain === 'ethereum'],
+      ['tag=traders&token_address=0', (tx) => inTraders(tx) && tx.token_address === '0'],
+      ['tag=traders&chain=bnb&token_address=USDT_BNB', (tx) => inTraders(tx) && tx.token_address === usdtBnb],
+      [`tag=traders&since=${at(5)}`, (tx) => inTraders(tx) && tx.block_time > at(5)],
+      ['tag=traders&chain=bitcoin', () => false],
+      ['tag=0', (tx) => party(tx, sol)],
+    ])('%s, in full and page by page', async (template, keep) => {
+      const query = template.replace('USDT_BNB', usdtBnb);
+      expect(await list(query)).toEqual(expected(keep));
+      const pages = await walk(`api_key=${t.keys.alice}&per_page=2&${query}`);
+      expect(pages.flat()).toEqual(expected(keep));
+    });
+
+    it("bob's tag: its member's rows, none of alice's tags", async () => {
+      expect((await get('tag=bobs_tag', t.keys.bob).expect(200)).body).toEqual(expected((tx) => party(tx, q)));
+    });
+  });
 
   it('pages by cursor through every row once, Link next/first repeating every parameter, never last', async () => {
     const pages = await walk(`api_key=${t.keys.alice}&per_page=4&chain=ethereum`);

@@ -1,7 +1,16 @@
 import type { DatasetMeta } from '../dataset/meta';
 import type { EndpointShare, LoadResult } from './load';
 
-export const ENDPOINT_IDS = ['address', 'transactions', 'holdings', 'tag', 'tag_10k', 'untagged', 'listing'] as const;
+export const ENDPOINT_IDS = [
+  'address',
+  'transactions',
+  'holdings',
+  'tag',
+  'tag_10k',
+  'untagged',
+  'listing',
+  'tag_transactions',
+] as const;
 export type EndpointId = (typeof ENDPOINT_IDS)[number];
 
 export const ENDPOINT_LABELS: Record<EndpointId, string> = {
@@ -12,6 +21,7 @@ export const ENDPOINT_LABELS: Record<EndpointId, string> = {
   tag_10k: 'GET /v2/tags/:tag (10k addresses)',
   untagged: 'GET /v2/tags/0, /v2/token-holdings?tag=0',
   listing: 'GET /v2/token-holdings (all, ?chain=, ?token_address=0)',
+  tag_transactions: 'GET /v2/transactions?tag=',
 };
 
 /** The endpoints of "reads while writing", driven together, requests in turn. */

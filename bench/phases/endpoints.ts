@@ -35,6 +35,8 @@ export function pathsFor(id: EndpointId, meta: DatasetMeta): string[] {
         ...CHAIN_IDS.map((chain) => `/v2/token-holdings?chain=${chain}`),
         '/v2/token-holdings?token_address=0',
       ];
+    case 'tag_transactions':
+      return tags.map((tag) => `/v2/transactions?tag=${tag}`);
   }
 }
 
