@@ -210,6 +210,37 @@ describe.each(DATABASES)('GET /v2/transactions on %s', (kind) => {
     });
   }
 
+  if (kind === 'sqlite') {
+    it.each([
+      // The recipients' side may come from either index that starts with the recipient.
+      ['member by member', Infinity, /^transactions_by_(recipient|pair),transactions_by_sender$/],
+      ['walking the list', -1, /^transactions_by_chain_time$/],
+    ])("reads a tag's rows on a chain %s through the indexes for that way", async (_way, walkAbove, expected) => {
+      const db = t.app.get(Db);
+      const [tag] = await db.query<{ id: number; account_id: number }>(
+        sql`SELECT id, account_id FROM tags WHERE name = 'traders'`,
+      );
+      const scope = { kind: 'tag' as const, accountId: tag!.account_id, tagId: tag!.id, revision: 0 };
+      const seen: SqlFragment[] = [];
+      const capture = jest.spyOn(db, 'query').mockImplementation((statement: SqlFragment) => {
+        seen.push(statement);
+        return Promise.resolve([]);
+      });
+      tagTransactions.walkAbove = walkAbove;
+      try {
+        await t.app.get(TransactionsRepository).page({ chain: 'ethereum', scope }, 51);
+      } finally {
+        capture.mockRestore();
+        tagTransactions.walkAbove = DEFAULT_WALK_ABOVE;
+      }
+      const plan = await db.query<{ detail: string }>(sql`EXPLAIN QUERY PLAN ${seen.at(-1)!}`);
+      const indexes = plan.flatMap(
+        (step) => /USING (?:COVERING )?INDEX (transactions_\w+)/.exec(step.detail)?.[1] ?? [],
+      );
+      expect([...new Set(indexes)].sort().join(',')).toMatch(expected);
+    });
+  }
+
   /** Follows `next` links from the first page; `between` runs before each following page is fetched. */
   async function walk(query: string, between: () => Promise<void> = async () => {}) {
     const pages: Record<string, unknown>[][] = [];

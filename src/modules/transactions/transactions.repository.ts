@@ -115,12 +115,11 @@ export class TransactionsRepository {
       );
     }
     if (this.db.dialect === 'sqlite') {
-      // SQLite reads `IN (subquery)` member by member from the address indexes.
-      const sent = newest([sql`from_address IN (${members})`, ...conditions], limit);
-      const received = newest(
-        [sql`to_address IN (${members}) AND from_address NOT IN (${members})`, ...conditions],
-        limit,
-      );
+      // SQLite reads `IN (subquery)` member by member from the address indexes; filterOnly keeps
+      // it off the chain's index, which the walk above is meant to use.
+      const onRows = listConditions(filters, (name) => filterOnly(this.db.dialect, name));
+      const sent = newest([sql`from_address IN (${members})`, ...onRows], limit);
+      const received = newest([sql`to_address IN (${members}) AND from_address NOT IN (${members})`, ...onRows], limit);
       return this.db.query<TransactionRow>(
         sql`SELECT * FROM (${sent}) AS sent UNION ALL SELECT * FROM (${received}) AS received ${NEWEST_FIRST} LIMIT ${limit}`,
       );
