@@ -241,6 +241,39 @@ describe.each(DATABASES)('GET /v2/transactions on %s', (kind) => {
     });
   }
 
+  if (kind === 'sqlite') {
+    it.each([
+      ['all transactions', false],
+      ['a tag walked', true],
+    ])("reads a token's rows without a chain (%s) from each chain's token range", async (_name, tagged) => {
+      const db = t.app.get(Db);
+      const [tag] = await db.query<{ id: number; account_id: number }>(
+        sql`SELECT id, account_id FROM tags WHERE name = 'traders'`,
+      );
+      const scope = tagged
+        ? { kind: 'tag' as const, accountId: tag!.account_id, tagId: tag!.id, revision: 0 }
+        : undefined;
+      const seen: SqlFragment[] = [];
+      const capture = jest.spyOn(db, 'query').mockImplementation((statement: SqlFragment) => {
+        seen.push(statement);
+        return Promise.resolve([]);
+      });
+      tagTransactions.walkAbove = -1;
+      try {
+        await t.app.get(TransactionsRepository).page({ tokenAddress: usdtEthereum, scope }, 51);
+      } finally {
+        capture.mockRestore();
+        tagTransactions.walkAbove = DEFAULT_WALK_ABOVE;
+      }
+      const plan = await db.query<{ detail: string }>(sql`EXPLAIN QUERY PLAN ${seen.at(-1)!}`);
+      const indexes = plan.flatMap(
+        (step) => /USING (?:COVERING )?INDEX (transactions_\w+)/.exec(step.detail)?.[1] ?? [],
+      );
+      expect(indexes).toHaveLength(13);
+      expect(new Set(indexes)).toEqual(new Set(['transactions_by_chain']));
+    });
+  }
+
   /** Follows `next` links from the first page; `between` runs before each following page is fetched. */
   async function walk(query: string, between: () => Promise<void> = async () => {}) {
     const pages: Record<string, unknown>[][] = [];
