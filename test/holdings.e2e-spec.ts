@@ -235,6 +235,7 @@ describe.each(DATABASES)('GET /v2/token-holdings on %s', (kind) => {
       [`chain=bitcoin&address=LEGACY`, (h) => h.chain === 'bitcoin' && h.address === legacy],
       [`tag=whales&chain=bitcoincash`, (h) => h.chain === 'bitcoincash' && h.address === legacy],
       [`tag=whales&token_address=0`, (h) => h.token_address === '0' && (h.address === a || h.address === legacy)],
+      ['tag=0&token_address=0', (h) => h.token_address === '0' && h.address === move],
       [
         `chain=ethereum&token_address=USDT_ETH&address=A`,
         (h) => h.chain === 'ethereum' && h.token_address === usdt('ethereum') && h.address === a,
@@ -303,6 +304,23 @@ describe.each(DATABASES)('GET /v2/token-holdings on %s', (kind) => {
       .expect(200);
     expect(past.body).toEqual([]);
     expect(new URL(parseLinks(past.headers.link).prev!).searchParams.get('page')).toBe(String(count));
+  });
+
+  it('pages a token over every chain in list order, each page from the chains it spans', async () => {
+    const all = expected((h) => h.token_address === '0');
+    expect(new Set(all.map((holding) => holding.chain)).size).toBeGreaterThan(3);
+    for (const perPage of [1, 2, 3]) {
+      const seen: unknown[] = [];
+      for (let page = 1; page <= Math.ceil(all.length / perPage); page += 1) {
+        const response = await t
+          .http()
+          .get(`/v2/token-holdings?token_address=0&per_page=${perPage}&page=${page}`)
+          .set('X-API-Key', t.keys.alice)
+          .expect(200);
+        seen.push(...(response.body as unknown[]));
+      }
+      expect(seen).toEqual(all);
+    }
   });
 
   it("pages a tag's holdings from its kept rows, with the last page from its kept count", async () => {
