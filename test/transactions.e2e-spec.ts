@@ -211,41 +211,12 @@ describe.each(DATABASES)('GET /v2/transactions on %s', (kind) => {
   }
 
   if (kind === 'sqlite') {
-    it.each([
-      // The recipients' side may come from either index that starts with the recipient.
-      ['member by member', Infinity, /^transactions_by_(recipient|pair),transactions_by_sender$/],
-      ['walking the list', -1, /^transactions_by_chain_time$/],
-    ])("reads a tag's rows on a chain %s through the indexes for that way", async (_way, walkAbove, expected) => {
-      const db = t.app.get(Db);
-      const [tag] = await db.query<{ id: number; account_id: number }>(
-        sql`SELECT id, account_id FROM tags WHERE name = 'traders'`,
-      );
-      const scope = { kind: 'tag' as const, accountId: tag!.account_id, tagId: tag!.id, revision: 0 };
-      const seen: SqlFragment[] = [];
-      const capture = jest.spyOn(db, 'query').mockImplementation((statement: SqlFragment) => {
-        seen.push(statement);
-        return Promise.resolve([]);
-      });
-      tagTransactions.walkAbove = walkAbove;
-      try {
-        await t.app.get(TransactionsRepository).page({ chain: 'ethereum', scope }, 51);
-      } finally {
-        capture.mockRestore();
-        tagTransactions.walkAbove = DEFAULT_WALK_ABOVE;
-      }
-      const plan = await db.query<{ detail: string }>(sql`EXPLAIN QUERY PLAN ${seen.at(-1)!}`);
-      const indexes = plan.flatMap(
-        (step) => /USING (?:COVERING )?INDEX (transactions_\w+)/.exec(step.detail)?.[1] ?? [],
-      );
-      expect([...new Set(indexes)].sort().join(',')).toMatch(expected);
-    });
-  }
-
-  if (kind === 'sqlite') {
-    it.each([
-      ['all transactions', false],
-      ['a tag walked', true],
-    ])("reads a token's rows without a chain (%s) from each chain's token range", async (_name, tagged) => {
+    /** The transactions indexes in SQLite's plan of the page statement for `filters` (with traders, if `tagged`). */
+    async function indexesRead(
+      filters: { chain?: 'ethereum'; tokenAddress?: string },
+      tagged: boolean,
+      walkAbove: number,
+    ): Promise<string[]> {
       const db = t.app.get(Db);
       const [tag] = await db.query<{ id: number; account_id: number }>(
         sql`SELECT id, account_id FROM tags WHERE name = 'traders'`,
@@ -258,17 +229,31 @@ describe.each(DATABASES)('GET /v2/transactions on %s', (kind) => {
         seen.push(statement);
         return Promise.resolve([]);
       });
-      tagTransactions.walkAbove = -1;
+      tagTransactions.walkAbove = walkAbove;
       try {
-        await t.app.get(TransactionsRepository).page({ tokenAddress: usdtEthereum, scope }, 51);
+        await t.app.get(TransactionsRepository).page({ ...filters, scope }, 51);
       } finally {
         capture.mockRestore();
         tagTransactions.walkAbove = DEFAULT_WALK_ABOVE;
       }
       const plan = await db.query<{ detail: string }>(sql`EXPLAIN QUERY PLAN ${seen.at(-1)!}`);
-      const indexes = plan.flatMap(
-        (step) => /USING (?:COVERING )?INDEX (transactions_\w+)/.exec(step.detail)?.[1] ?? [],
-      );
+      return plan.flatMap((step) => /USING (?:COVERING )?INDEX (transactions_\w+)/.exec(step.detail)?.[1] ?? []);
+    }
+
+    it.each([
+      // The recipients' side may come from either index that starts with the recipient.
+      ['member by member', Infinity, /^transactions_by_(recipient|pair),transactions_by_sender$/],
+      ['walking the list', -1, /^transactions_by_chain_time$/],
+    ])("reads a tag's rows on a chain %s through the indexes for that way", async (_way, walkAbove, expected) => {
+      const indexes = await indexesRead({ chain: 'ethereum' }, true, walkAbove);
+      expect([...new Set(indexes)].sort().join(',')).toMatch(expected);
+    });
+
+    it.each([
+      ['all transactions', false],
+      ['a tag walked', true],
+    ])("reads a token's rows without a chain (%s) from each chain's token range", async (_name, tagged) => {
+      const indexes = await indexesRead({ tokenAddress: usdtEthereum }, tagged, -1);
       expect(indexes).toHaveLength(13);
       expect(new Set(indexes)).toEqual(new Set(['transactions_by_chain']));
     });
