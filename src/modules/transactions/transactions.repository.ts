@@ -68,19 +68,16 @@ export class TransactionsRepository {
    * DISTINCT over the whole result. A tag without an address is read one of two ways (tagPage).
    */
   async page(filters: TransactionFilters, limit: number): Promise<TransactionRow[]> {
-    if (filters.address === undefined && filters.scope !== undefined)
-      return this.tagPage(filters, filters.scope, limit);
-    const shared: SqlFragment[] = [];
-    // With an address, the rows come from the address indexes (below), whatever the chain.
-    const byAddress = filters.address !== undefined;
-    const column = (name: string) => (byAddress ? filterOnly(this.db.dialect, name) : raw(name));
-    shared.push(...listConditions(filters, column));
     if (filters.address === undefined) {
+      if (filters.scope !== undefined) return this.tagPage(filters, filters.scope, limit);
+      const conditions = listConditions(filters, raw);
       if (filters.tokenAddress !== undefined && filters.chain === undefined) {
-        return this.db.query<TransactionRow>(prepared(onEachChain(shared, limit)));
+        return this.db.query<TransactionRow>(prepared(onEachChain(conditions, limit)));
       }
-      return this.db.query<TransactionRow>(newest(shared, limit));
+      return this.db.query<TransactionRow>(newest(conditions, limit));
     }
+    // With an address, the rows come from the address indexes (below), whatever the chain.
+    const shared = listConditions(filters, (name) => filterOnly(this.db.dialect, name));
     const spellings = list(filters.address);
     if (filters.scope !== undefined) {
       const members = addressSet(filters.scope);
