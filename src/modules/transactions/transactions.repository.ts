@@ -83,10 +83,7 @@ export class TransactionsRepository {
       const members = addressSet(filters.scope);
       shared.push(sql`(from_address IN (${members}) OR to_address IN (${members}))`);
     }
-    const statement = sql`SELECT * FROM (${newest([sql`from_address IN (${spellings})`, ...shared], limit)}) AS sent
-       UNION ALL
-       SELECT * FROM (${newest([sql`to_address IN (${spellings}) AND from_address NOT IN (${spellings})`, ...shared], limit)}) AS received
-       ${NEWEST_FIRST} LIMIT ${limit}`;
+    const statement = sentOrReceived(spellings, shared, limit);
     // One address reads the same two indexes whatever the address; with a tag the plan depends on its size.
     return this.db.query<TransactionRow>(filters.scope === undefined ? prepared(statement) : statement);
   }
@@ -124,11 +121,7 @@ export class TransactionsRepository {
       // SQLite reads `IN (subquery)` member by member from the address indexes; filterOnly keeps
       // it off the chain's index, which the walk above is meant to use.
       const onRows = listConditions(filters, (name) => filterOnly(this.db.dialect, name));
-      const sent = newest([sql`from_address IN (${members})`, ...onRows], limit);
-      const received = newest([sql`to_address IN (${members}) AND from_address NOT IN (${members})`, ...onRows], limit);
-      return this.db.query<TransactionRow>(
-        sql`SELECT * FROM (${sent}) AS sent UNION ALL SELECT * FROM (${received}) AS received ${NEWEST_FIRST} LIMIT ${limit}`,
-      );
+      return this.db.query<TransactionRow>(sentOrReceived(members, onRows, limit));
     }
     const perMember = (end: string, more: SqlFragment[]) =>
       sql`SELECT k.id, k.block_time FROM (${members}) m CROSS JOIN LATERAL (
@@ -196,6 +189,17 @@ function onEachChain(conditions: readonly SqlFragment[], limit: number): SqlFrag
   );
   return sql`SELECT ${COLUMNS} FROM transactions WHERE id IN (SELECT id FROM (${join(branches, ' UNION ALL ')}) AS chains
       ${NEWEST_FIRST} LIMIT ${limit}) ${NEWEST_FIRST}`;
+}
+
+/**
+ * The newest `limit` rows sent or received by one of `ends` (a list of spellings or a set's
+ * subquery): one branch per end's index, each cut at `limit`, merged and cut again. The recipients'
+ * branch leaves out rows whose sender is one of them too, so each row comes once.
+ */
+function sentOrReceived(ends: SqlFragment, conditions: readonly SqlFragment[], limit: number): SqlFragment {
+  const sent = newest([sql`from_address IN (${ends})`, ...conditions], limit);
+  const received = newest([sql`to_address IN (${ends}) AND from_address NOT IN (${ends})`, ...conditions], limit);
+  return sql`SELECT * FROM (${sent}) AS sent UNION ALL SELECT * FROM (${received}) AS received ${NEWEST_FIRST} LIMIT ${limit}`;
 }
 
 /** The newest `limit` rows that meet every condition (all rows without one). */
