@@ -14,6 +14,7 @@ import { TagsService } from '../src/modules/tags/tags.service';
 import { runCli } from './support/cli';
 import { deployment, evmAddress, TestAddress } from './support/factories';
 import { importLines } from './support/fixtures';
+import { untilWaitingForLock, whileRowsLocked } from './support/row-locks';
 import { DATABASES, startOnFreshDatabase, TestApp } from './support/test-app';
 
 /**
@@ -525,6 +526,46 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
   }
 
   if (kind === 'postgres') {
+    it('count a transaction once when two requests create the same tag at once', async () => {
+      await reset();
+      const [first, second, blocker] = ADDRESSES as [TestAddress, TestAddress, TestAddress];
+      const alice = accountIds.get('alice')!;
+      // The second request's address trades with both of the first one's, both ways.
+      const report = await sink.write(
+        oneBatch([
+          transfer('race-1', first, second),
+          transfer('race-2', second, blocker),
+          transfer('race-3', blocker, second),
+          transfer('race-4', first, blocker),
+          holding(second, TOKENS[0]!, '5'),
+        ]),
+        { policy: 'per-batch' },
+      );
+      expect(report.invalid).toBe(0);
+      await tags.assign(alice, '0', parsed([blocker]), 'test_key');
+      // The first request creates the tag and waits for the blocker's tracked row; the second, which
+      // read its part while the tag did not exist, waits for the first one's creation to commit, then
+      // finds the tag with members.
+      const { creating, joining } = await whileRowsLocked(
+        db,
+        sql`SELECT address FROM tracked_addresses WHERE address = ${blocker.canonical} FOR UPDATE`,
+        async () => {
+          const creating = tags.assign(alice, 'race_tag', parsed([first, blocker]), 'test_key');
+          await untilWaitingForLock(db);
+          const joining = tags.assign(alice, 'race_tag', parsed([second]), 'test_key');
+          await untilWaitingForLock(db, 15_000, 2);
+          // Wrapped: both go on once the row is released.
+          return { creating: { done: creating }, joining: { done: joining } };
+        },
+      );
+      await Promise.all([creating.done, joining.done]);
+      expect(await findDrift(db)).toEqual([]);
+      const [kept] = await db.query<{ address_count: number | string; txn_count: number | string }>(
+        sql`SELECT s.address_count, s.txn_count FROM tag_stats s JOIN tags t ON t.id = s.tag_id WHERE t.name = 'race_tag'`,
+      );
+      expect([Number(kept!.address_count), Number(kept!.txn_count)]).toEqual([3, 4]);
+    }, 60_000);
+
     it('run file imports that share rows one after the other, beside live writes, all committed', async () => {
       await reset();
       const crowd = Array.from({ length: 40 }, (_v, index) => evmAddress(`aggregates-files-${index}`));

@@ -25,14 +25,17 @@ export async function whileRowsLocked<T>(db: Db, lock: SqlFragment, body: () => 
   }
 }
 
-/** Resolves once a backend of the test's database waits for a lock (throws after `timeoutMs`). */
-export async function untilWaitingForLock(db: Db, timeoutMs = 15_000): Promise<void> {
+/**
+ * Resolves once `backends` backends of the test's database wait for a lock (throws after
+ * `timeoutMs`).
+ */
+export async function untilWaitingForLock(db: Db, timeoutMs = 15_000, backends = 1): Promise<void> {
   for (let waited = 0; waited < timeoutMs; waited += 20) {
     const waiting = await db.count(
       sql`SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
     );
-    if (waiting > 0) return;
+    if (waiting >= backends) return;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  throw new Error(`no backend waited for a lock within ${timeoutMs} ms`);
+  throw new Error(`fewer than ${backends} backends waited for a lock within ${timeoutMs} ms`);
 }

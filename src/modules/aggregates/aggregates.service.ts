@@ -13,6 +13,7 @@ export {
   deleteTagAggregates,
   lockForMembershipChange,
   readMembersPart,
+  withOtherEnds,
   type MembersPart,
 } from './membership';
 export { createTagStats } from './tables/tag-stats';
