@@ -543,9 +543,9 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
       );
       expect(report.invalid).toBe(0);
       await tags.assign(alice, '0', parsed([blocker]), 'test_key');
-      // The first request creates the tag and waits for the blocker's tracked row; the second, which
-      // read its part while the tag did not exist, waits for the first one's creation to commit, then
-      // finds the tag with members.
+      // The first request creates the tag and waits for the blocker's tracked row; the second waits
+      // for the first one's creation to commit, then finds the tag with members and counts its
+      // transactions with them.
       const { creating, joining } = await whileRowsLocked(
         db,
         sql`SELECT address FROM tracked_addresses WHERE address = ${blocker.canonical} FOR UPDATE`,

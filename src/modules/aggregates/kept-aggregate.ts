@@ -69,12 +69,6 @@ export interface KeptAggregate {
   /** A tag gains (`sign` 1) or loses (-1) `part`, under the tag's row lock. */
   membersChanged?(tx: Sql, tagId: number, part: TagPart, sign: 1 | -1): Promise<void>;
   /**
-   * Rows keyed by the member itself, which no change of the tag's other members touches: a tag
-   * gains (`sign` 1) or loses (-1) `members` (canonical, distinct), before the tag's row is locked
-   * and under the members' own locks, so that changes of one tag's members do not queue for them.
-   */
-  memberRowsChanged?(tx: Sql, tagId: number, members: readonly string[], sign: 1 | -1): Promise<void>;
-  /**
    * The tag is being deleted, under its row lock and while its memberships are still there: its
    * rows go, where no foreign key's cascade takes them with the tag.
    */

@@ -54,13 +54,8 @@ interface OtherEnds {
  * both ends; those are found in the index entries of their recipients, without reading rows. When
  * the tag has members, the transactions with a member must not count again (readOtherEnds), and
  * the quiet addresses' reading for that also gives their part of the transactions among them.
- * `tagId` undefined: for a tag that does not exist yet (and has no members).
  */
-export async function readMembersPart(
-  tx: Sql,
-  tagId: number | undefined,
-  addresses: readonly string[],
-): Promise<MembersPart> {
+export async function readMembersPart(tx: Sql, tagId: number, addresses: readonly string[]): Promise<MembersPart> {
   const ordered = [...new Set(addresses)].sort(binaryOrder);
   const transactionCounts = await shareAddressRows(tx, ordered);
   const held = new Map<string, TagPart['holdings'][number]>();
@@ -80,7 +75,7 @@ export async function readMembersPart(
   // An address without transactions is an end of none.
   const active = ordered.filter((address) => (transactionCounts.get(address) ?? 0) > 0);
   const ends = active.reduce((sum, address) => sum + transactionCounts.get(address)!, 0);
-  const members = tagId === undefined ? 0 : await memberCount(tx, tagId);
+  const members = await memberCount(tx, tagId);
   const otherEnds = members > 0 ? await readOtherEnds(tx, ordered, transactionCounts, members) : undefined;
   // The quiet addresses' transactions among the addresses are read with them; the busy ones'
   // among themselves are looked up.
@@ -100,28 +95,13 @@ export async function readMembersPart(
 }
 
 /**
- * The part, with the other ends of its transactions read if they were not and the tag has members
- * by now: for a part read before the tag existed, when another request created the tag meanwhile,
- * so that they are read before the tag's row is locked rather than under it.
- */
-export async function withOtherEnds(tx: Sql, tagId: number, part: MembersPart): Promise<MembersPart> {
-  if (part.otherEnds !== undefined) return part;
-  const members = await memberCount(tx, tagId);
-  if (members === 0) return part;
-  return { ...part, otherEnds: await readOtherEnds(tx, part.addresses, part.transactionCounts, members) };
-}
-
-/**
  * Adds (`sign` 1) or takes away (-1) the part of `part.addresses` in the tag's aggregates: their
- * holdings, and their transactions whose other end is none of the tag's other members. Call it
- * under the addresses' tracked rows' lock and while they are not members: before their memberships
- * are inserted, or after they are deleted. Their own rows (memberRowsChanged) are written first;
- * then the tag's row is locked, and what depends on the other members is counted and written. A
- * tag deleted meanwhile is left alone: answers false then (and the caller rolls back).
+ * holdings, and their transactions whose other end is none of the tag's other members. Locks the
+ * tag's row first, so call it while those addresses are not members: before their memberships are
+ * inserted, or after they are deleted. A tag deleted meanwhile is left alone: answers false then.
  */
 export async function applyMembersPart(tx: Sql, tagId: number, part: MembersPart, sign: 1 | -1): Promise<boolean> {
   if (part.addresses.length === 0) return true;
-  for (const aggregate of KEPT_AGGREGATES) await aggregate.memberRowsChanged?.(tx, tagId, part.addresses, sign);
   const members = await lockTag(tx, tagId);
   if (members === undefined) return false;
   // The tag had no members when the part was read; another change may have added some since.

@@ -11,7 +11,6 @@ import {
   lockTrackedRows,
   type MembersPart,
   readMembersPart,
-  withOtherEnds,
 } from '../aggregates/aggregates.service';
 import { and, chunks, list, prepared, sql } from '../../database/sql';
 import { settingOnce } from '../../database/settings';
@@ -88,16 +87,14 @@ export class TagsRepository {
    * transaction is BEGIN IMMEDIATE and Db serialises writers, which gives the same guarantee.
    *
    * The tag's kept aggregates follow in the same transaction (locking notes in
-   * src/modules/aggregates/README.md). First, what the added addresses bring (readMembersPart:
-   * their holdings and transactions, the costly part) is read for the addresses that do not carry
-   * the tag yet, before the tracked_addresses rows and the tag's row are locked: a request holds
-   * the locks that others may wait for only while it checks the cap, checks the other ends of those
-   * transactions against the tag's members (applyMembersPart) and inserts. A new tag is created
-   * only after that reading, so that concurrent requests creating it read at the same time and
-   * then queue behind the first one's commit (a request that finds the tag created meanwhile reads
-   * the other ends it skipped for a tag without members, withOtherEnds). Should the addresses to
-   * add have changed by the time the locks are held (another request tagged some of them
-   * meanwhile), their part is read again.
+   * src/modules/aggregates/README.md). The tag is created first, if it is new, so that concurrent
+   * requests creating it queue behind the first and then find its members. Then what the added
+   * addresses bring (readMembersPart: their holdings and transactions, the costly part) is read for
+   * the addresses that do not carry the tag yet, before the tracked_addresses rows and the tag's
+   * row are locked: a request holds the locks that others may wait for only while it checks the
+   * cap, checks the other ends of those transactions against the tag's members (applyMembersPart)
+   * and inserts. Should the addresses to add have changed by the time the locks are held (another
+   * request tagged some of them meanwhile), their part is read again.
    */
   async assign(
     accountId: number,
@@ -131,20 +128,17 @@ export class TagsRepository {
     return this.db.transaction(async (tx) => {
       let target: { id: number; name: string; part: MembersPart } | undefined;
       if (tag !== undefined) {
-        // Before any lock: a guess at the addresses to add, checked once the locks are held. A tag
-        // deleted after this finds it is found so under its lock, and the change runs again.
+        // A new tag is created first, so that concurrent requests creating it queue behind the first
+        // and then find its members. A tag that exists is not: one deleted after this finds it is
+        // found so under its row's lock, and the change runs again.
         const found = await existingTagId(tx, accountId, tag);
-        const before = found === undefined ? new Set<string>() : await membersAmong(tx, found, ordered);
-        const read = await readMembersPart(
-          tx,
-          found,
-          ordered.filter((address) => !before.has(address)),
-        );
-        if (found !== undefined) target = { id: found, name: tag, part: read };
-        else {
-          const { id, created } = await createTag(tx, accountId, tag, now);
-          target = { id, name: tag, part: created ? read : await withOtherEnds(tx, id, read) };
-        }
+        const { id, created } =
+          found === undefined ? await createTag(tx, accountId, tag, now) : { id: found, created: false };
+        // Before any lock: a guess at the addresses to add, checked once the locks are held. A tag
+        // this transaction created has no members to leave out.
+        const before = created ? new Set<string>() : await membersAmong(tx, id, ordered);
+        const untagged = ordered.filter((address) => !before.has(address));
+        target = { id, name: tag, part: await readMembersPart(tx, id, untagged) };
       }
       const inserted = await insertTracked(tx, accountId, ordered, now, target === undefined ? 0 : 1);
       await lockTrackedRows(tx, accountId, ordered);
@@ -168,11 +162,9 @@ export class TagsRepository {
       const firstTags = adding.filter((address) => !current.has(address) && !inserted.has(address));
       if (firstTags.length > 0) await flagFirstTags(tx, accountId, firstTags);
       const part = sameAddresses(target.part.addresses, adding) ? target.part : await readMembersPart(tx, id, adding);
-      // The history, as the addresses' own rows, before the tag's row is locked: its entries for an
-      // address follow the order of their changes, which the tracked row's lock decides.
-      await recordHistory(tx, accountId, name, adding, 'added', change);
       if (!(await applyMembersPart(tx, id, part, 1))) throw new TagDeletedMeanwhile();
       await insertMemberships(tx, id, accountId, adding, now);
+      await recordHistory(tx, accountId, name, adding, 'added', change);
       await membersChanged(tx, id, now);
       return after;
     });

@@ -3,7 +3,7 @@ import { inTexts } from '../../../database/dialect';
 import { chunks, list, rows, sql } from '../../../database/sql';
 import { binaryOrder } from '../../../core/text/binary-order';
 import { positive } from '../changes';
-import type { DataDelta, KeptAggregate, WriteRound } from '../kept-aggregate';
+import type { DataDelta, KeptAggregate, TagPart, WriteRound } from '../kept-aggregate';
 import { lockTags } from './tag-stats';
 
 /**
@@ -17,8 +17,8 @@ export const tagHoldings: KeptAggregate = {
   kept: () => sql`SELECT tag_id, chain, token_address, address FROM tag_holdings`,
   reference: () => referenceTagHoldings(),
   dataWrite: () => new TagHoldingsDelta(),
-  async memberRowsChanged(tx: Sql, tagId: number, members: readonly string[], sign: 1 | -1): Promise<void> {
-    for (const chunk of chunks(members)) {
+  async membersChanged(tx: Sql, tagId: number, part: TagPart, sign: 1 | -1): Promise<void> {
+    for (const chunk of chunks(part.members)) {
       if (sign > 0) {
         await tx.execute(
           sql`INSERT INTO tag_holdings (tag_id, chain, token_address, address)
