@@ -247,18 +247,23 @@ describe.each(DATABASES)('import on %s', (kind) => {
   });
 
   it('reads a file by path and fails clearly on a missing one', async () => {
-    const { writeFileSync, mkdtempSync } = await import('node:fs');
+    const { writeFileSync, mkdtempSync, rmSync } = await import('node:fs');
     const { join } = await import('node:path');
     const { tmpdir } = await import('node:os');
-    const path = join(mkdtempSync(join(tmpdir(), 'chaintags-import-')), 'prices.ndjson');
-    writeFileSync(path, ndjson([priceLine('bitcoin', 65000.5, '2024-05-01T00:00:00Z')]));
-    const ok = await runCli(t.databaseUrl, ['import', path]);
-    expect(ok.code).toBe(0);
-    expect(summaryOf(ok.stdout)).toMatchObject({ committed: true, valid: { price: 1 } });
-    const missing = await runCli(t.databaseUrl, ['import', `${path}.missing`]);
-    expect(missing.code).toBe(1);
-    expect(missing.stdout).toBe('');
-    expect(missing.stderr).toMatch(/cannot read .*prices\.ndjson\.missing/);
+    const dir = mkdtempSync(join(tmpdir(), 'chaintags-import-'));
+    try {
+      const path = join(dir, 'prices.ndjson');
+      writeFileSync(path, ndjson([priceLine('bitcoin', 65000.5, '2024-05-01T00:00:00Z')]));
+      const ok = await runCli(t.databaseUrl, ['import', path]);
+      expect(ok.code).toBe(0);
+      expect(summaryOf(ok.stdout)).toMatchObject({ committed: true, valid: { price: 1 } });
+      const missing = await runCli(t.databaseUrl, ['import', `${path}.missing`]);
+      expect(missing.code).toBe(1);
+      expect(missing.stdout).toBe('');
+      expect(missing.stderr).toMatch(/cannot read .*prices\.ndjson\.missing/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('checks references against the database and earlier lines of the file', async () => {
