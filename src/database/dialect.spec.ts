@@ -64,9 +64,10 @@ describe('dialect fragments', () => {
       text: 'SELECT n FROM t WHERE k = $1 AND a = ANY (CAST($2 AS text[]))',
       params: [7, ['x', 'y', 'z']],
     });
+    // Padded to the next power of two with the last value (sql.ts, `list`).
     expect(render(statement('sqlite'), 'sqlite')).toEqual({
-      text: 'SELECT n FROM t WHERE k = ? AND a IN (?, ?, ?)',
-      params: [7, 'x', 'y', 'z'],
+      text: 'SELECT n FROM t WHERE k = ? AND a IN (?, ?, ?, ?)',
+      params: [7, 'x', 'y', 'z', 'z'],
     });
   });
 

@@ -43,6 +43,20 @@ describe('sql fragments', () => {
     expect(render(and([sql`a = ${1}`, sql`b = ${2}`]), 'postgres').text).toBe('a = $1 AND b = $2');
   });
 
+  it("pads an SQLite list to the next power of two with its last value, and leaves rows and PostgreSQL's lists alone", () => {
+    expect(render(sql`a IN (${list(['x', 'y', 'z'])}) AND b = ${5}`, 'sqlite')).toEqual({
+      text: 'a IN (?, ?, ?, ?) AND b = ?',
+      params: ['x', 'y', 'z', 'z', 5],
+    });
+    expect(render(sql`a IN (${list(['x', 'y', 'z'])})`, 'postgres').params).toEqual(['x', 'y', 'z']);
+    expect(render(rows([[1], [2], [3]]), 'sqlite').text).toBe('(?), (?), (?)');
+    const lengths = [1, 2, 3, 5, 9, 300, 500, 513, 1000].map(
+      (count) => render(list(Array.from({ length: count }, (_, index) => index)), 'sqlite').params.length,
+    );
+    expect(lengths).toEqual([1, 2, 4, 8, 16, 512, 512, 1024, 1024]);
+    expect(render(list(Array.from({ length: 1025 }, (_, index) => index)), 'sqlite').params).toHaveLength(1025);
+  });
+
   it('refuses an empty list rather than writing IN ()', () => {
     expect(() => list([])).toThrow(/at least one value/);
   });

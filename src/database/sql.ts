@@ -77,15 +77,26 @@ export function join(fragments: readonly SqlFragment[], separator: SqlFragment |
   return new SqlFragment(parts, values);
 }
 
+/**
+ * The values of an `IN (…)` list, one bound parameter each. On SQLite, `render` repeats the last
+ * value up to the next power of two, which changes nothing an `IN` or `NOT IN` answers: a
+ * statement's text then takes one of a dozen lengths, not one per number of values, so the
+ * driver's statement cache (100 statements) keeps it. Each text pushed out of that cache stays in
+ * memory, outside V8's heap, until a major garbage collection: about 150 MB after the bench's
+ * tag load before the lists were padded (bench/README.md).
+ */
+class ListFragment extends SqlFragment {}
+
 /** Bound values separated by commas, for `IN (…)`. At least one value: `IN ()` is not SQL. */
 export function list(values: readonly unknown[]): SqlFragment {
   if (values.length === 0) throw new Error('an SQL list needs at least one value');
-  return join(values.map((value) => sql`${value}`));
+  const separated = values.flatMap((value, index) => (index === 0 ? [value] : [raw(', '), value]));
+  return new ListFragment(['', ...separated.map(() => '')], separated);
 }
 
 /** `(…), (…)` rows of bound values, for a multi-row INSERT. */
 export function rows(values: readonly (readonly unknown[])[]): SqlFragment {
-  return join(values.map((row) => sql`(${list(row)})`));
+  return join(values.map((row) => sql`(${join(row.map((value) => sql`${value}`))})`));
 }
 
 /** `a AND b AND …`; `fallback` (default TRUE) when there are no conditions. */
@@ -114,10 +125,35 @@ export function render(fragment: SqlFragment, dialect: Dialect): RenderedSql {
       }
       text += piece.parts[index + 1] ?? '';
     }
+    if (dialect === 'sqlite' && piece instanceof ListFragment) text += padding(piece);
+    return text;
+  };
+  const padding = (piece: ListFragment): string => {
+    const count = (piece.values.length + 1) / 2;
+    const last = piece.values[piece.values.length - 1];
+    if (last instanceof SqlFragment) return '';
+    let text = '';
+    for (let extra = paddedLength(count) - count; extra > 0; extra -= 1) {
+      params.push(last);
+      text += ', ?';
+    }
     return text;
   };
   return { text: write(fragment), params };
 }
+
+/**
+ * The length an SQLite list is padded to: the next power of two up to 1,024 (statements name at
+ * most ROWS_PER_STATEMENT values at a time); a longer list keeps its length.
+ */
+function paddedLength(count: number): number {
+  if (count > PADDED_UP_TO) return count;
+  let length = 1;
+  while (length < count) length *= 2;
+  return length;
+}
+
+const PADDED_UP_TO = 1_024;
 
 /**
  * The most rows one statement writes or names. The widest row written (a transaction) has 10
