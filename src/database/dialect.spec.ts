@@ -26,7 +26,7 @@ describe('dialect fragments', () => {
     });
   });
 
-  it('passes rows of text as one array per column on PostgreSQL and as VALUES rows on SQLite', () => {
+  it('passes rows of text as one array per column on PostgreSQL and as one JSON array of rows on SQLite', () => {
     const columns = [
       ['a1', 'a2'],
       ['t1', 't2'],
@@ -36,9 +36,22 @@ describe('dialect fragments', () => {
       params: columns,
     });
     expect(render(textRows('sqlite', columns), 'sqlite')).toEqual({
-      text: 'VALUES (?, ?), (?, ?)',
-      params: ['a1', 't1', 'a2', 't2'],
+      text: 'SELECT value ->> 0, value ->> 1 FROM json_each(?) WHERE true',
+      params: ['[["a1","t1"],["a2","t2"]]'],
     });
+  });
+
+  it('writes a bigint into the JSON rows by its digits, and keeps one text on SQLite whatever the number of rows', () => {
+    expect(render(textRows('sqlite', [[2n ** 70n]]), 'sqlite').params).toEqual(['[["1180591620717411303424"]]']);
+    expect(render(textRows('sqlite', [['a'], [1]]), 'sqlite').text).toBe(
+      render(
+        textRows('sqlite', [
+          ['a', 'b', 'c'],
+          [1, 2, 3],
+        ]),
+        'sqlite',
+      ).text,
+    );
   });
 
   it('casts each column to its own array type on PostgreSQL when told, and binds the values alike on SQLite', () => {
@@ -52,8 +65,8 @@ describe('dialect fragments', () => {
       params: columns,
     });
     expect(render(textRows('sqlite', columns, ['text', 'numeric', 'timestamptz']), 'sqlite')).toEqual({
-      text: 'VALUES (?, ?, ?), (?, ?, ?)',
-      params: ['tx-1', '10', '2024-07-01T00:00:00.000Z', 'tx-2', '20', '2024-07-02T00:00:00.000Z'],
+      text: 'SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?) WHERE true',
+      params: ['[["tx-1","10","2024-07-01T00:00:00.000Z"],["tx-2","20","2024-07-02T00:00:00.000Z"]]'],
     });
   });
 

@@ -1,4 +1,4 @@
-import { type Dialect, join, list, raw, rows, sql, SqlFragment } from './sql';
+import { type Dialect, join, list, raw, sql, SqlFragment } from './sql';
 
 /**
  * Everything that differs between PostgreSQL and SQLite lives in this file: column types for the
@@ -98,7 +98,9 @@ export function filterOnly(dialect: Dialect, column: string): SqlFragment {
  * Rows of text values as a table expression for `INSERT INTO t (a, b) ${…}`, `columns[i]` holding
  * the i-th column's values. PostgreSQL gets one array per column (`unnest`), so a statement binds
  * as many values as it has columns however many rows it writes, which it parses and plans far
- * faster than thousands of bound values; SQLite gets `VALUES (…), (…)`. `postgresTypes` names
+ * faster than thousands of bound values. SQLite gets the rows as one JSON array of arrays, read
+ * with `json_each`, so the statement's text does not change with the number of rows and the
+ * driver's statement cache keeps it (sql.ts, `list`, says why that matters). `postgresTypes` names
  * each column's array type when it is not text (an INSERT does not turn text into numeric or
  * timestamptz by itself); the values are still sent as text, in PostgreSQL's array syntax.
  */
@@ -111,7 +113,15 @@ export function textRows(
     return sql`SELECT * FROM unnest(${join(columns.map((values, index) => sql`CAST(${values} AS ${raw(postgresTypes[index] ?? 'text')}[])`))})`;
   }
   const count = columns[0]?.length ?? 0;
-  return sql`VALUES ${rows(Array.from({ length: count }, (_unused, index) => columns.map((values) => values[index])))}`;
+  const table = Array.from({ length: count }, (_unused, index) => columns.map((values) => values[index]));
+  const picked = columns.map((_values, index) => raw(`value ->> ${index}`));
+  // `WHERE true`: an INSERT … SELECT followed by ON CONFLICT needs it, or SQLite reads the ON as a join's.
+  return sql`SELECT ${join(picked)} FROM json_each(${JSON.stringify(table, jsonValue)}) WHERE true`;
+}
+
+/** A value as `JSON.stringify` writes it into textRows' array: a bigint as its digits. */
+function jsonValue(_key: string, value: unknown): unknown {
+  return typeof value === 'bigint' ? value.toString() : value;
 }
 
 /**

@@ -83,7 +83,8 @@ export function join(fragments: readonly SqlFragment[], separator: SqlFragment |
  * statement's text then takes one of a dozen lengths, not one per number of values, so the
  * driver's statement cache (100 statements) keeps it. Each text pushed out of that cache stays in
  * memory, outside V8's heap, until a major garbage collection: about 150 MB after the bench's
- * tag load before the lists were padded (bench/README.md).
+ * tag load, before the lists were padded and `textRows` bound its rows as one array
+ * (bench/README.md, changes 45-46).
  */
 class ListFragment extends SqlFragment {}
 
