@@ -86,18 +86,27 @@ export function join(fragments: readonly SqlFragment[], separator: SqlFragment |
  * tag load, before the lists were padded and `textRows` bound its rows as one array
  * (bench/README.md, changes 45-46).
  */
-class ListFragment extends SqlFragment {}
+class ListFragment extends SqlFragment {
+  constructor(readonly items: readonly unknown[]) {
+    const joined = bound(items);
+    super(joined.parts, joined.values);
+  }
+}
 
 /** Bound values separated by commas, for `IN (…)`. At least one value: `IN ()` is not SQL. */
 export function list(values: readonly unknown[]): SqlFragment {
   if (values.length === 0) throw new Error('an SQL list needs at least one value');
-  const separated = values.flatMap((value, index) => (index === 0 ? [value] : [raw(', '), value]));
-  return new ListFragment(['', ...separated.map(() => '')], separated);
+  return new ListFragment(values);
 }
 
 /** `(…), (…)` rows of bound values, for a multi-row INSERT. */
 export function rows(values: readonly (readonly unknown[])[]): SqlFragment {
-  return join(values.map((row) => sql`(${join(row.map((value) => sql`${value}`))})`));
+  return join(values.map((row) => sql`(${bound(row)})`));
+}
+
+/** The values as bound parameters, separated by commas. */
+function bound(values: readonly unknown[]): SqlFragment {
+  return join(values.map((value) => sql`${value}`));
 }
 
 /** `a AND b AND …`; `fallback` (default TRUE) when there are no conditions. */
@@ -130,11 +139,10 @@ export function render(fragment: SqlFragment, dialect: Dialect): RenderedSql {
     return text;
   };
   const padding = (piece: ListFragment): string => {
-    const count = (piece.values.length + 1) / 2;
-    const last = piece.values[piece.values.length - 1];
+    const last = piece.items[piece.items.length - 1];
     if (last instanceof SqlFragment) return '';
     let text = '';
-    for (let extra = paddedLength(count) - count; extra > 0; extra -= 1) {
+    for (let extra = paddedLength(piece.items.length) - piece.items.length; extra > 0; extra -= 1) {
       params.push(last);
       text += ', ?';
     }
