@@ -1,7 +1,8 @@
 /**
  * What the HTTP stack alone costs per request on this machine: the same small JSON answer from
- * node:http, from Express 5 and from NestJS 11 on Express (chaintags' stack, with none of
- * chaintags' own layers), each in its own process, driven like the service in `npm run bench`.
+ * node:http, from Express 5, from NestJS 11 on Express's own adapter and on chaintags' adapter
+ * (ExpressServerAdapter, which the service runs on), with none of chaintags' own layers, each in
+ * its own process, driven like the service in `npm run bench`.
  *
  * The floor (bench/floor.ts) answers from node:http; the service runs on NestJS and Express. The
  * difference this prints is the share of the service/floor gap that no change inside chaintags
@@ -16,13 +17,14 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Controller, Get, Module, Param } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { NestExpressApplication } from '@nestjs/platform-express';
+import { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express';
 import express from 'express';
+import { ExpressServerAdapter } from '../src/http/express-server';
 import { drive, LoadResult } from './lib/load';
 import { freePort } from '../test/support/pg-cluster';
 import { cpuSecondsOf, ROOT, sleep } from './lib/processes';
 
-const KINDS = ['node:http', 'express', 'nestjs'] as const;
+const KINDS = ['node:http', 'express', 'nestjs', 'nestjs+chaintags'] as const;
 type Kind = (typeof KINDS)[number];
 
 const ANSWER = { chain: 'ethereum', address: '0x0000000000000000000000000000000000000001', tags: ['bench_a'] };
@@ -54,7 +56,8 @@ async function serve(kind: Kind, port: number): Promise<void> {
     app.get('/hello/:id', (_request, response) => void response.json(ANSWER));
     app.listen(port, '127.0.0.1');
   } else {
-    const app = await NestFactory.create<NestExpressApplication>(HelloModule, { logger: false });
+    const adapter = kind === 'nestjs' ? new ExpressAdapter() : new ExpressServerAdapter();
+    const app = await NestFactory.create<NestExpressApplication>(HelloModule, adapter, { logger: false });
     app.disable('x-powered-by');
     await app.listen(port, '127.0.0.1');
   }
@@ -122,10 +125,10 @@ async function main(): Promise<void> {
   for (const kind of KINDS) results.push(await measure(kind, settings));
   const base = results[0]!.cpuMsPerRequest!;
   const lines = [
-    `${'stack'.padEnd(10)} ${'rps'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'CPU ms'.padStart(7)} ${'over node:http'.padStart(15)}`,
+    `${'stack'.padEnd(16)} ${'rps'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'CPU ms'.padStart(7)} ${'over node:http'.padStart(15)}`,
     ...results.map(
       (figures) =>
-        `${figures.kind.padEnd(10)} ${Math.round(figures.rps).toString().padStart(7)} ${figures.p50.toFixed(2).padStart(7)} ` +
+        `${figures.kind.padEnd(16)} ${Math.round(figures.rps).toString().padStart(7)} ${figures.p50.toFixed(2).padStart(7)} ` +
         `${figures.p99.toFixed(2).padStart(7)} ${figures.cpuMsPerRequest!.toFixed(3).padStart(7)} ` +
         `${(figures.cpuMsPerRequest! - base).toFixed(3).padStart(15)}`,
     ),

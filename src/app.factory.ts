@@ -2,6 +2,7 @@ import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
+import { ExpressServerAdapter } from './http/express-server';
 import { jsonBodyParser } from './http/json-body';
 import { createLogger, logFormat, NestPinoLogger, requestLogger } from './http/logging/logging';
 import { httpMetrics } from './http/metrics/http-metrics';
@@ -18,7 +19,7 @@ export async function createApp(
   // A destination given by a test always gets JSON, whatever the terminal.
   const format = options.logDestination ? 'json' : logFormat(process.stdout.isTTY, config.operations.production);
   const logger = createLogger(config.logLevel, options.logDestination, format);
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), new ExpressServerAdapter(), {
     bodyParser: false,
     abortOnError: false,
     logger: new NestPinoLogger(logger),
