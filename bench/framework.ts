@@ -4,9 +4,9 @@
  * (ExpressServerAdapter, which the service runs on), with none of chaintags' own layers, each in
  * its own process, driven like the service in `npm run bench`.
  *
- * The floor (bench/floor.ts) answers from node:http; the service runs on NestJS and Express. The
- * difference this prints is the share of the service/floor gap that no change inside chaintags
- * can remove while it keeps its framework.
+ * The floor (bench/floor.ts) answers from node:http; the service runs on NestJS and Express
+ * through ExpressServerAdapter. The `nestjs+chaintags` line is the share of the service/floor gap
+ * that the framework takes; the `nestjs` line what it took before that adapter.
  *
  *   node -r @swc-node/register bench/framework.ts [--seconds 8] [--warmup 2] [--connections 10]
  */
