@@ -10,7 +10,7 @@ import type { Express } from 'express';
  * Express gives every request and response its own prototype (`app.request`, `app.response`) with
  * `Object.setPrototypeOf` as it begins to handle them. V8 then carries those objects, and what they
  * reach, through its young-generation collections: under load nearly everything a request
- * allocated survives to the old generation, which grows by tens of megabytes a second until a full
+ * allocated survives to the old generation, which grew by about 20 MB a second until a full
  * collection (bench/README, change 47). Here the server builds requests and responses from classes
  * whose prototypes are `app.request` and `app.response`, so Express's `setPrototypeOf` finds the
  * prototype already in place and changes nothing. The prototypes keep what Express put on them;
