@@ -3,7 +3,7 @@
  * (bench/lib/writer.ts) commits transfers between tagged addresses, as a chain follower would.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { drive } from '../lib/load';
@@ -82,7 +82,9 @@ function startWriter(run: Run, url: string): { finish: () => Promise<WriterRepor
   const tagged = [...new Set(run.meta.tags.flatMap((tag) => tag.addresses))].filter((address) =>
     /^0x[0-9a-fA-F]{40}$/.test(address),
   );
-  const file = join(mkdtempSync(join(tmpdir(), 'chaintags-bench-writer-')), 'addresses.json');
+  const folder = mkdtempSync(join(tmpdir(), 'chaintags-bench-writer-'));
+  run.cleanups.push(() => rmSync(folder, { recursive: true, force: true }));
+  const file = join(folder, 'addresses.json');
   writeFileSync(file, JSON.stringify(tagged.slice(0, 5000)));
   const writer = spawn(
     process.execPath,
