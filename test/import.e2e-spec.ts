@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { Db } from '../src/database/db.service';
 import { IngestService, MAX_LISTED_INVALID } from '../src/modules/ingest/ingest.service';
 import { runCli } from './support/cli';
@@ -13,7 +14,7 @@ import {
   transaction,
   transactionLine,
 } from './support/factories';
-import { DATABASES, startOnFreshDatabase, TestApp } from './support/test-app';
+import { DATABASES, freshDatabase, startOnFreshDatabase, TestApp } from './support/test-app';
 import { eventually } from './support/follow-client';
 import { importLines } from './support/fixtures';
 import { raw } from '../src/database/sql';
@@ -378,6 +379,40 @@ describe.each(DATABASES)('import on %s', (kind) => {
       return counts.analysed > before.analysed && counts.vacuumed > before.vacuumed ? counts : undefined;
     });
     expect(after).toEqual({ analysed: before.analysed + 1, vacuumed: before.vacuumed + 1 });
+  });
+
+  it('leaves the pages a large import wrote all-visible on PostgreSQL, though the server commits asynchronously', async () => {
+    if (kind !== 'postgres') return;
+    // A database of its own, with no service on it: nothing else commits while the import's vacuum
+    // runs. The test cluster commits asynchronously (synchronous_commit off).
+    const database = await freshDatabase(kind);
+    try {
+      const lines = Array.from({ length: 10_000 }, (_v, index) =>
+        holdingLine({
+          chain: 'base',
+          address: addressOn('base', `visible-${index}`),
+          token_address: '0',
+          balance: String(index + 1),
+          updated_at: '2024-05-01T00:00:00Z',
+        }),
+      );
+      const result = await runCli(database.url, ['import', '-'], ndjson(lines));
+      expect(result.code).toBe(0);
+      const client = new Client({ connectionString: database.url });
+      await client.connect();
+      try {
+        // Index-only scans visit the table for every entry on a page not marked all-visible.
+        const found = await client.query<{ pages: number; visible: number }>(
+          `SELECT relpages AS pages, relallvisible AS visible FROM pg_class WHERE relname = 'holdings'`,
+        );
+        expect(found.rows[0]!.pages).toBeGreaterThan(10);
+        expect(found.rows[0]!.visible).toBe(found.rows[0]!.pages);
+      } finally {
+        await client.end();
+      }
+    } finally {
+      await database.drop();
+    }
   });
 
   it('reports progress at most once a second on a long import', async () => {

@@ -72,6 +72,23 @@ export class IngestRepository {
   }
 
   /**
+   * PostgreSQL: this transaction's commit waits until its WAL is flushed, whatever
+   * synchronous_commit the server or the role has: a large write's, before its vacuum
+   * (settleAfterLargeWrite). VACUUM marks a page all-visible only once it may record on each row
+   * that the row's transaction committed, and it may not while that commit is in WAL not yet
+   * flushed: after an asynchronous commit (synchronous_commit off), for up to wal_writer_delay.
+   * The vacuum run at once after a 1M import left 45% of the transactions table's pages, and
+   * after 100k all of them, to be visited by every index-only scan until autovacuum came back
+   * (bench/README.md, change 48). Another client's asynchronous commit just after this one can
+   * still hold some pages back (PostgreSQL tracks 32 transaction ids' commits together); those
+   * are left to autovacuum.
+   */
+  async flushOnCommit(tx: Sql): Promise<void> {
+    if (tx.dialect !== 'postgres') return;
+    await tx.execute(sql`SET LOCAL synchronous_commit = on`);
+  }
+
+  /**
    * PostgreSQL: `VACUUM (ANALYZE)` of the tables a data write fills, after a large one has
    * committed. Until autovacuum gets to them (a minute or more after the load), the planner would
    * plan with no column statistics, or those of the empty tables: after an import into a new

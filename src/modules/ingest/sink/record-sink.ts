@@ -42,8 +42,8 @@ export interface SinkOptions extends RunOptions {
 }
 
 /**
- * A whole-input write of at least this many rows has the tables it writes vacuumed and analysed
- * once it has committed (IngestRepository.settleAfterLargeWrite).
+ * A whole-input write of at least this many rows commits with its WAL flushed, then has the tables
+ * it writes vacuumed and analysed (IngestRepository.flushOnCommit, settleAfterLargeWrite).
  */
 const SETTLE_AFTER_ROWS = 10_000;
 
@@ -127,8 +127,7 @@ export class RecordSink {
       return run.report(false);
     }
     run.committed();
-    const written = Object.values(run.report(true).valid).reduce((sum, count) => sum + count, 0);
-    if (written >= SETTLE_AFTER_ROWS) await this.repository.settleAfterLargeWrite(this.db);
+    if (run.validRows >= SETTLE_AFTER_ROWS) await this.repository.settleAfterLargeWrite(this.db);
     return run.report(true);
   }
 
@@ -168,6 +167,7 @@ export class RecordSink {
       await writer.finished();
       await changes.finish(tx);
       for (const hook of writing.hooks) await hook.beforeCommit?.(tx);
+      if (run.validRows >= SETTLE_AFTER_ROWS) await this.repository.flushOnCommit(tx);
     } finally {
       // Whatever went wrong, no write may still be running when the transaction ends.
       await writer.settled();

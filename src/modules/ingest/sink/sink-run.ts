@@ -71,6 +71,11 @@ export class SinkRun {
     return this.skipInvalid || this.invalidCount === 0;
   }
 
+  /** Valid records so far: once committed, the rows written. */
+  get validRows(): number {
+    return this.rows;
+  }
+
   valid(type: RecordType): void {
     this.counts[type] += 1;
     this.rows += 1;
