@@ -47,6 +47,11 @@ export interface SinkOptions extends RunOptions {
  */
 const SETTLE_AFTER_ROWS = 10_000;
 
+/** Whether a whole-input write flushes its commit and is vacuumed after it: the two go together. */
+function isLargeWrite(run: SinkRun): boolean {
+  return run.validRows >= SETTLE_AFTER_ROWS;
+}
+
 /** Thrown inside a whole-input transaction to roll it back when invalid records forbid the commit. */
 class RolledBack extends Error {}
 
@@ -127,7 +132,7 @@ export class RecordSink {
       return run.report(false);
     }
     run.committed();
-    if (run.validRows >= SETTLE_AFTER_ROWS) await this.repository.settleAfterLargeWrite(this.db);
+    if (isLargeWrite(run)) await this.repository.settleAfterLargeWrite(this.db);
     return run.report(true);
   }
 
@@ -167,7 +172,7 @@ export class RecordSink {
       await writer.finished();
       await changes.finish(tx);
       for (const hook of writing.hooks) await hook.beforeCommit?.(tx);
-      if (run.validRows >= SETTLE_AFTER_ROWS) await this.repository.flushOnCommit(tx);
+      if (isLargeWrite(run)) await this.repository.flushOnCommit(tx);
     } finally {
       // Whatever went wrong, no write may still be running when the transaction ends.
       await writer.settled();
