@@ -74,6 +74,15 @@ export function forShare(dialect: Dialect): SqlFragment {
 }
 
 /**
+ * Key-share row lock for the rest of the transaction, the lock a foreign key's check takes on the
+ * row it refers to: the row may be updated meanwhile (not its key), but not deleted. SQLite's
+ * immediate transaction already excludes other writers.
+ */
+export function forKeyShare(dialect: Dialect): SqlFragment {
+  return raw(dialect === 'postgres' ? ' FOR KEY SHARE' : '');
+}
+
+/**
  * `column` is one of the values `subquery` selects, looked up value by value. PostgreSQL is given
  * the set as an array (`= ANY(ARRAY(…))`), which it can only look up in an index on `column`:
  * written `IN (…)`, it may hash the set and read the whole table instead, which its default cost

@@ -2,17 +2,19 @@
  * The kept aggregates' door: what other modules may use of src/modules/aggregates/ (README.md
  * there has the tables, the lock protocol and why they stay exact). Functions over the writer's
  * own transaction, so no Nest provider: the sink and a rewind use AggregateWrite, tag changes
- * readMembersPart/applyMembersPart, `stats verify` findDrift/rebuildAggregates.
+ * readMembersPart/addMembers/applyMembersPart, `stats verify` findDrift/rebuildAggregates.
  */
 export { AggregateWrite } from './data-write';
 export { dataWriteTables, findDrift, keptTables, rebuildAggregates, type Drift } from './drift';
 export type { HoldingChange, TransferChange, TransferEnds } from './kept-aggregate';
 export {
+  addMembers,
   applyMembersPart,
   busyAddresses,
   deleteTagAggregates,
   lockForMembershipChange,
   readMembersPart,
+  withOtherEnds,
   type MembersPart,
 } from './membership';
 export { createTagStats } from './tables/tag-stats';

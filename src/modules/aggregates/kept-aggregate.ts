@@ -69,6 +69,12 @@ export interface KeptAggregate {
   /** A tag gains (`sign` 1) or loses (-1) `part`, under the tag's row lock. */
   membersChanged?(tx: Sql, tagId: number, part: TagPart, sign: 1 | -1): Promise<void>;
   /**
+   * Addresses are joining the tag: the rows that depend on each of them alone (not on the tag's
+   * other members), written before the tag's row lock (or under it, for a tag import); the part
+   * they bring as a whole follows in `membersChanged`.
+   */
+  membersJoining?(tx: Sql, tagId: number, addresses: readonly string[]): Promise<void>;
+  /**
    * The tag is being deleted, under its row lock and while its memberships are still there: its
    * rows go, where no foreign key's cascade takes them with the tag.
    */

@@ -1,5 +1,5 @@
 import type { Sql } from '../../database/db.service';
-import { bigSum, type Dialect, inTexts } from '../../database/dialect';
+import { bigSum, type Dialect, forKeyShare, inTexts } from '../../database/dialect';
 import { chunks, list, raw, sql, type SqlFragment } from '../../database/sql';
 import { binaryOrder } from '../../core/text/binary-order';
 import type { TagPart } from './kept-aggregate';
@@ -22,6 +22,11 @@ export interface MembersPart {
   /** Each address's kept transaction count (exact while its address_stats row is share-locked). */
   transactionCounts: ReadonlyMap<string, number>;
   /**
+   * Those whose transactions with the members are looked up under the tag's lock (busyAddresses),
+   * chosen by the member count read before the lock; in binary order.
+   */
+  busy: readonly string[];
+  /**
    * What finds the transactions whose other end is a member, once the tag's row is locked. Not
    * read (undefined) when the tag had no members; applyMembersPart checks that again under the
    * lock and reads them then if it has some by now.
@@ -43,6 +48,8 @@ interface OtherEnds {
    * saw: each quiet address's sent ones, and its received ones from a busy address.
    */
   amongQuiet: number;
+  /** Of those, the ones between a quiet address and a busy one, in either direction. */
+  withBusy: number;
 }
 
 /**
@@ -54,8 +61,13 @@ interface OtherEnds {
  * both ends; those are found in the index entries of their recipients, without reading rows. When
  * the tag has members, the transactions with a member must not count again (readOtherEnds), and
  * the quiet addresses' reading for that also gives their part of the transactions among them.
+ * `tagId` undefined: for a tag not created yet, which has no members.
  */
-export async function readMembersPart(tx: Sql, tagId: number, addresses: readonly string[]): Promise<MembersPart> {
+export async function readMembersPart(
+  tx: Sql,
+  tagId: number | undefined,
+  addresses: readonly string[],
+): Promise<MembersPart> {
   const ordered = [...new Set(addresses)].sort(binaryOrder);
   const transactionCounts = await shareAddressRows(tx, ordered);
   const held = new Map<string, TagPart['holdings'][number]>();
@@ -75,8 +87,10 @@ export async function readMembersPart(tx: Sql, tagId: number, addresses: readonl
   // An address without transactions is an end of none.
   const active = ordered.filter((address) => (transactionCounts.get(address) ?? 0) > 0);
   const ends = active.reduce((sum, address) => sum + transactionCounts.get(address)!, 0);
-  const members = await memberCount(tx, tagId);
-  const otherEnds = members > 0 ? await readOtherEnds(tx, ordered, transactionCounts, members) : undefined;
+  const members = tagId === undefined ? 0 : await memberCount(tx, tagId);
+  const busyAbove = Math.max(busyAddresses.atLeast, members * busyAddresses.perMember);
+  const busy = active.filter((address) => transactionCounts.get(address)! > busyAbove);
+  const otherEnds = members > 0 ? await readOtherEnds(tx, ordered, transactionCounts, busy) : undefined;
   // The quiet addresses' transactions among the addresses are read with them; the busy ones'
   // among themselves are looked up.
   const among =
@@ -90,6 +104,7 @@ export async function readMembersPart(tx: Sql, tagId: number, addresses: readonl
     ),
     transactions: ends - among,
     transactionCounts,
+    busy,
     otherEnds,
   };
 }
@@ -104,15 +119,75 @@ export async function applyMembersPart(tx: Sql, tagId: number, part: MembersPart
   if (part.addresses.length === 0) return true;
   const members = await lockTag(tx, tagId);
   if (members === undefined) return false;
+  const shared = await sharedWithMembers(tx, tagId, part, members);
+  if (sign > 0) await membersJoining(tx, tagId, part.addresses);
+  await changeAggregates(tx, tagId, part, shared, sign);
+  return true;
+}
+
+/**
+ * Makes the addresses of `part` members of the tag: `join` inserts the memberships of the
+ * addresses it is given. Holds the tag's row (its aggregates' row, lockTag) for as little as it
+ * can, since every other change of the tag waits for it until this transaction commits: what
+ * does not depend on who the other members are (the memberships of the addresses that are not
+ * busy, and each added address's kept rows) is written before that lock, under a key-share lock
+ * of the tag's own row, which keeps the tag from being deleted meanwhile (the memberships have no
+ * foreign key on PostgreSQL, migration 1763700000160). Under the lock the transactions with the
+ * members are counted; the addresses joined already are members by then and counted out
+ * (sharedWithMembers). A tag deleted meanwhile is left alone: answers false then.
+ */
+export async function addMembers(
+  tx: Sql,
+  tagId: number,
+  part: MembersPart,
+  join: (addresses: readonly string[]) => Promise<void>,
+): Promise<boolean> {
+  if (part.addresses.length === 0) return true;
+  if (!(await keyShareTag(tx, tagId))) return false;
+  const busy = new Set(part.busy);
+  const early = part.addresses.filter((address) => !busy.has(address));
+  await join(early);
+  await membersJoining(tx, tagId, early);
+  const members = await lockTag(tx, tagId);
+  if (members === undefined) return false;
+  const shared = await sharedWithMembers(tx, tagId, part, members, true);
+  await join(part.busy);
+  await membersJoining(tx, tagId, part.busy);
+  await changeAggregates(tx, tagId, part, shared, 1);
+  return true;
+}
+
+/**
+ * The transactions of `part` whose other end is a member of the tag (`members` of them, as kept),
+ * under the tag's lock. `quietJoined`: the addresses of `part` that are not busy are members
+ * already (addMembers): busyWithMembers then also finds their transactions with the busy ones,
+ * which the quiet ones' reading counted (`withBusy`) and which do not count here.
+ */
+async function sharedWithMembers(
+  tx: Sql,
+  tagId: number,
+  part: MembersPart,
+  members: number,
+  quietJoined = false,
+): Promise<number> {
   // The tag had no members when the part was read; another change may have added some since.
   const otherEnds =
     part.otherEnds ??
-    (members > 0 ? await readOtherEnds(tx, part.addresses, part.transactionCounts, members) : undefined);
+    (members > 0 ? await readOtherEnds(tx, part.addresses, part.transactionCounts, part.busy) : undefined);
+  if (otherEnds === undefined) return 0;
   const shared =
-    otherEnds === undefined
-      ? 0
-      : (await countWithMembers(tx, tagId, otherEnds.counterparties, members)) +
-        (await busyWithMembers(tx, tagId, otherEnds.busy));
+    (await countWithMembers(tx, tagId, otherEnds.counterparties, members)) +
+    (await busyWithMembers(tx, tagId, otherEnds.busy));
+  return quietJoined ? shared - otherEnds.withBusy : shared;
+}
+
+/** Each kept aggregate's rows of the addresses joining the tag that depend on them alone. */
+async function membersJoining(tx: Sql, tagId: number, addresses: readonly string[]): Promise<void> {
+  if (addresses.length === 0) return;
+  for (const aggregate of KEPT_AGGREGATES) await aggregate.membersJoining?.(tx, tagId, addresses);
+}
+
+async function changeAggregates(tx: Sql, tagId: number, part: MembersPart, shared: number, sign: 1 | -1) {
   const tagPart: TagPart = {
     addresses: part.addresses.length,
     members: part.addresses,
@@ -120,7 +195,23 @@ export async function applyMembersPart(tx: Sql, tagId: number, part: MembersPart
     transactions: part.transactions - shared,
   };
   for (const aggregate of KEPT_AGGREGATES) await aggregate.membersChanged?.(tx, tagId, tagPart, sign);
-  return true;
+}
+
+/** A key-share lock on the tag's row: answers false for a tag deleted meanwhile. */
+async function keyShareTag(tx: Sql, tagId: number): Promise<boolean> {
+  const found = await tx.query(sql`SELECT id FROM tags WHERE id = ${tagId}${forKeyShare(tx.dialect)}`);
+  return found.length > 0;
+}
+
+/**
+ * The part read for a tag that had no members then (or did not exist yet), once it has some: what
+ * finds the transactions with them, read now rather than under the tag's lock.
+ */
+export async function withOtherEnds(tx: Sql, tagId: number, part: MembersPart): Promise<MembersPart> {
+  if (part.otherEnds !== undefined) return part;
+  const members = await memberCount(tx, tagId);
+  if (members === 0) return part;
+  return { ...part, otherEnds: await readOtherEnds(tx, part.addresses, part.transactionCounts, part.busy) };
 }
 
 /** The tag's member count as last committed (exact under the tag's lock, a guess before it). */
@@ -144,27 +235,21 @@ export const busyAddresses = { perMember: 4, atLeast: 1_000 };
  * The addresses' transactions whose other end is not among them: the quiet addresses' read and
  * counted by that other end (per chunk, the sent ones by recipient and the received ones by
  * sender), the busy ones named for busyWithMembers; and the quiet ones' transactions among the
- * addresses. `members` only chooses which is which, so a guess made before the tag's lock gives
- * the same counts as the exact number.
+ * addresses. Which addresses are busy (readMembersPart chooses them by the member count read before
+ * the tag's lock) changes only the cost, not the counts.
  */
 async function readOtherEnds(
   tx: Sql,
   ordered: readonly string[],
   transactionCounts: ReadonlyMap<string, number>,
-  members: number,
+  busy: readonly string[],
 ): Promise<OtherEnds> {
-  const busyAbove = Math.max(busyAddresses.atLeast, members * busyAddresses.perMember);
-  const busy: string[] = [];
-  const quiet: string[] = [];
-  for (const address of ordered) {
-    const count = transactionCounts.get(address) ?? 0;
-    if (count > busyAbove) busy.push(address);
-    else if (count > 0) quiet.push(address);
-  }
-  const inPart = new Set(ordered);
   const isBusy = new Set(busy);
+  const quiet = ordered.filter((address) => !isBusy.has(address) && (transactionCounts.get(address) ?? 0) > 0);
+  const inPart = new Set(ordered);
   const counterparties = new Map<string, number>();
   let amongQuiet = 0;
+  let withBusy = 0;
   const count = (other: string, n: number) => counterparties.set(other, (counterparties.get(other) ?? 0) + n);
   for (const chunk of chunks(quiet)) {
     const sent = await tx.query<{ other: string; n: number | string }>(
@@ -178,14 +263,17 @@ async function readOtherEnds(
     for (const row of sent) {
       if (inPart.has(row.other)) amongQuiet += Number(row.n);
       else count(row.other, Number(row.n));
+      if (isBusy.has(row.other)) withBusy += Number(row.n);
     }
     // From another quiet address: counted with its sender above.
     for (const row of received) {
-      if (isBusy.has(row.other)) amongQuiet += Number(row.n);
-      else if (!inPart.has(row.other)) count(row.other, Number(row.n));
+      if (isBusy.has(row.other)) {
+        amongQuiet += Number(row.n);
+        withBusy += Number(row.n);
+      } else if (!inPart.has(row.other)) count(row.other, Number(row.n));
     }
   }
-  return { counterparties, busy, amongQuiet };
+  return { counterparties, busy, amongQuiet, withBusy };
 }
 
 /**

@@ -3,6 +3,7 @@ import { Db, Sql } from '../../database/db.service';
 import { inTexts, textRows, toIso } from '../../database/dialect';
 import { accountKey, addressSet, addressSetInJoinOrder } from '../../database/address-sets';
 import {
+  addMembers,
   applyMembersPart,
   createTagStats,
   deleteTagAggregates,
@@ -11,6 +12,7 @@ import {
   lockTrackedRows,
   type MembersPart,
   readMembersPart,
+  withOtherEnds,
 } from '../aggregates/aggregates.service';
 import { and, chunks, list, prepared, sql } from '../../database/sql';
 import { settingOnce } from '../../database/settings';
@@ -91,10 +93,12 @@ export class TagsRepository {
    * requests creating it queue behind the first and then find its members. Then what the added
    * addresses bring (readMembersPart: their holdings and transactions, the costly part) is read for
    * the addresses that do not carry the tag yet, before the tracked_addresses rows and the tag's
-   * row are locked: a request holds the locks that others may wait for only while it checks the
-   * cap, checks the other ends of those transactions against the tag's members (applyMembersPart)
-   * and inserts. Should the addresses to add have changed by the time the locks are held (another
-   * request tagged some of them meanwhile), their part is read again.
+   * row are locked: a request holds the tracked rows, which requests sharing addresses wait for,
+   * while it checks the cap and inserts, and the tag's row, which other requests to the tag wait
+   * for, only while it checks the other ends of those transactions against the tag's members and
+   * updates the tag's kept rows (addMembers: the memberships and the history are written before).
+   * Should the addresses to add have changed by the time the locks are held (another request
+   * tagged some of them meanwhile), their part is read again.
    */
   async assign(
     accountId: number,
@@ -128,17 +132,23 @@ export class TagsRepository {
     return this.db.transaction(async (tx) => {
       let target: { id: number; name: string; part: MembersPart } | undefined;
       if (tag !== undefined) {
-        // A new tag is created first, so that concurrent requests creating it queue behind the first
-        // and then find its members. A tag that exists is not: one deleted after this finds it is
-        // found so under its row's lock, and the change runs again.
         const found = await existingTagId(tx, accountId, tag);
-        const { id, created } =
-          found === undefined ? await createTag(tx, accountId, tag, now) : { id: found, created: false };
-        // Before any lock: a guess at the addresses to add, checked once the locks are held. A tag
-        // this transaction created has no members to leave out.
-        const before = created ? new Set<string>() : await membersAmong(tx, id, ordered);
-        const untagged = ordered.filter((address) => !before.has(address));
-        target = { id, name: tag, part: await readMembersPart(tx, id, untagged) };
+        if (found === undefined) {
+          // A new tag: what the addresses bring is read first, and then the tag created, so that
+          // concurrent requests creating it read theirs while the first one's transaction runs,
+          // and then queue behind it (on the tag's name) and find its members: their parts are
+          // then completed (withOtherEnds) before the tag's lock.
+          const part = await readMembersPart(tx, undefined, ordered);
+          const { id, created } = await createTag(tx, accountId, tag, now);
+          target = { id, name: tag, part: created ? part : await withOtherEnds(tx, id, part) };
+        } else {
+          // A tag that exists is not created: one deleted after this finds it is found so under its
+          // row's lock, and the change runs again. Before any lock: a guess at the addresses to add,
+          // checked once the locks are held.
+          const before = await membersAmong(tx, found, ordered);
+          const untagged = ordered.filter((address) => !before.has(address));
+          target = { id: found, name: tag, part: await readMembersPart(tx, found, untagged) };
+        }
       }
       const inserted = await insertTracked(tx, accountId, ordered, now, target === undefined ? 0 : 1);
       await lockTrackedRows(tx, accountId, ordered);
@@ -162,9 +172,9 @@ export class TagsRepository {
       const firstTags = adding.filter((address) => !current.has(address) && !inserted.has(address));
       if (firstTags.length > 0) await flagFirstTags(tx, accountId, firstTags);
       const part = sameAddresses(target.part.addresses, adding) ? target.part : await readMembersPart(tx, id, adding);
-      if (!(await applyMembersPart(tx, id, part, 1))) throw new TagDeletedMeanwhile();
-      await insertMemberships(tx, id, accountId, adding, now);
       await recordHistory(tx, accountId, name, adding, 'added', change);
+      const join = (members: readonly string[]) => insertMemberships(tx, id, accountId, members, now);
+      if (!(await addMembers(tx, id, part, join))) throw new TagDeletedMeanwhile();
       await membersChanged(tx, id, now);
       return after;
     });

@@ -17,20 +17,21 @@ export const tagHoldings: KeptAggregate = {
   kept: () => sql`SELECT tag_id, chain, token_address, address FROM tag_holdings`,
   reference: () => referenceTagHoldings(),
   dataWrite: () => new TagHoldingsDelta(),
+  // A member's rows are its own: written as it joins, before the tag's lock.
+  async membersJoining(tx: Sql, tagId: number, addresses: readonly string[]): Promise<void> {
+    for (const chunk of chunks(addresses)) {
+      await tx.execute(
+        sql`INSERT INTO tag_holdings (tag_id, chain, token_address, address)
+            SELECT ${tagId}, chain, token_address, address FROM holdings
+            WHERE address ${inTexts(tx.dialect, chunk)} AND balance <> '0'
+            ON CONFLICT (tag_id, chain, token_address, address) DO NOTHING`,
+      );
+    }
+  },
   async membersChanged(tx: Sql, tagId: number, part: TagPart, sign: 1 | -1): Promise<void> {
+    if (sign > 0) return;
     for (const chunk of chunks(part.members)) {
-      if (sign > 0) {
-        await tx.execute(
-          sql`INSERT INTO tag_holdings (tag_id, chain, token_address, address)
-              SELECT ${tagId}, chain, token_address, address FROM holdings
-              WHERE address ${inTexts(tx.dialect, chunk)} AND balance <> '0'
-              ON CONFLICT (tag_id, chain, token_address, address) DO NOTHING`,
-        );
-      } else {
-        await tx.execute(
-          sql`DELETE FROM tag_holdings WHERE tag_id = ${tagId} AND address ${inTexts(tx.dialect, chunk)}`,
-        );
-      }
+      await tx.execute(sql`DELETE FROM tag_holdings WHERE tag_id = ${tagId} AND address ${inTexts(tx.dialect, chunk)}`);
     }
   },
   // No foreign key on PostgreSQL (migration 1763700000130): the tag's rows are deleted with it here.
