@@ -19,6 +19,7 @@ import { SenderCounterparties1763700000120 } from './1763700000120-sender-counte
 import { TagHoldingsUnchecked1763700000130 } from './1763700000130-tag-holdings-unchecked';
 import { TrackedOrder1763700000140 } from './1763700000140-tracked-order';
 import { TrackedTagged1763700000150 } from './1763700000150-tracked-tagged';
+import { MembershipWrites1763700000160 } from './1763700000160-membership-writes';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   TagHoldingsUnchecked1763700000130,
   TrackedOrder1763700000140,
   TrackedTagged1763700000150,
+  MembershipWrites1763700000160,
 ];
