@@ -89,11 +89,12 @@ export class TagsRepository {
    * transaction is BEGIN IMMEDIATE and Db serialises writers, which gives the same guarantee.
    *
    * The tag's kept aggregates follow in the same transaction (locking notes in
-   * src/modules/aggregates/README.md). The tag is created first, if it is new, so that concurrent
-   * requests creating it queue behind the first and then find its members. Then what the added
-   * addresses bring (readMembersPart: their holdings and transactions, the costly part) is read for
-   * the addresses that do not carry the tag yet, before the tracked_addresses rows and the tag's
-   * row are locked: a request holds the tracked rows, which requests sharing addresses wait for,
+   * src/modules/aggregates/README.md). What the added addresses bring (readMembersPart: their
+   * holdings and transactions, the costly part) is read for the addresses that do not carry the tag
+   * yet; a new tag is created after that reading, in the same transaction, so that concurrent
+   * requests creating it read theirs meanwhile, then queue behind the first (on the tag's name) and
+   * find its members. All of that comes before the tracked_addresses rows and the tag's row are
+   * locked: a request holds the tracked rows, which requests sharing addresses wait for,
    * while it checks the cap and inserts, and the tag's row, which other requests to the tag wait
    * for, only while it checks the other ends of those transactions against the tag's members and
    * updates the tag's kept rows (addMembers: the memberships and the history are written before).
