@@ -14,7 +14,6 @@ export {
   deleteTagAggregates,
   lockForMembershipChange,
   readMembersPart,
-  withOtherEnds,
   type MembersPart,
 } from './membership';
 export { createTagStats } from './tables/tag-stats';

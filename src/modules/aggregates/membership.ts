@@ -48,8 +48,6 @@ interface OtherEnds {
    * saw: each quiet address's sent ones, and its received ones from a busy address.
    */
   amongQuiet: number;
-  /** Of those, the ones between a quiet address and a busy one, in either direction. */
-  withBusy: number;
 }
 
 /**
@@ -61,13 +59,8 @@ interface OtherEnds {
  * both ends; those are found in the index entries of their recipients, without reading rows. When
  * the tag has members, the transactions with a member must not count again (readOtherEnds), and
  * the quiet addresses' reading for that also gives their part of the transactions among them.
- * `tagId` undefined: for a tag not created yet, which has no members.
  */
-export async function readMembersPart(
-  tx: Sql,
-  tagId: number | undefined,
-  addresses: readonly string[],
-): Promise<MembersPart> {
+export async function readMembersPart(tx: Sql, tagId: number, addresses: readonly string[]): Promise<MembersPart> {
   const ordered = [...new Set(addresses)].sort(binaryOrder);
   const transactionCounts = await shareAddressRows(tx, ordered);
   const held = new Map<string, TagPart['holdings'][number]>();
@@ -87,9 +80,8 @@ export async function readMembersPart(
   // An address without transactions is an end of none.
   const active = ordered.filter((address) => (transactionCounts.get(address) ?? 0) > 0);
   const ends = active.reduce((sum, address) => sum + transactionCounts.get(address)!, 0);
-  const members = tagId === undefined ? 0 : await memberCount(tx, tagId);
-  const busyAbove = Math.max(busyAddresses.atLeast, members * busyAddresses.perMember);
-  const busy = active.filter((address) => transactionCounts.get(address)! > busyAbove);
+  const members = await memberCount(tx, tagId);
+  const busy = busyAmong(active, transactionCounts, members);
   const otherEnds = members > 0 ? await readOtherEnds(tx, ordered, transactionCounts, busy) : undefined;
   // The quiet addresses' transactions among the addresses are read with them; the busy ones'
   // among themselves are looked up.
@@ -126,15 +118,14 @@ export async function applyMembersPart(tx: Sql, tagId: number, part: MembersPart
 }
 
 /**
- * Makes the addresses of `part` members of the tag: `join` inserts the memberships of the
- * addresses it is given. Holds the tag's row (its aggregates' row, lockTag) for as little as it
- * can, since every other change of the tag waits for it until this transaction commits: what
- * does not depend on who the other members are (the memberships of the addresses that are not
- * busy, and each added address's kept rows) is written before that lock, under a key-share lock
- * of the tag's own row, which keeps the tag from being deleted meanwhile (the memberships have no
- * foreign key on PostgreSQL, migration 1763700000160). Under the lock the transactions with the
- * members are counted; the addresses joined already are members by then and counted out
- * (sharedWithMembers). A tag deleted meanwhile is left alone: answers false then.
+ * Makes the addresses of `part` members of the tag: `join` inserts their memberships. Holds the
+ * tag's row (its aggregates' row, lockTag) for as little as it can, since every other change of
+ * the tag waits for it until this transaction commits: what does not depend on who the other
+ * members are (each added address's kept rows, and the memberships unless an address is busy) is
+ * written before that lock, under a key-share lock of the tag's own row, which keeps the tag from
+ * being deleted meanwhile (the memberships have no foreign key on PostgreSQL, migration
+ * 1763700000160). Under the lock the transactions with the members are counted. A tag deleted
+ * meanwhile is left alone: answers false then.
  */
 export async function addMembers(
   tx: Sql,
@@ -144,41 +135,42 @@ export async function addMembers(
 ): Promise<boolean> {
   if (part.addresses.length === 0) return true;
   if (!(await keyShareTag(tx, tagId))) return false;
-  const busy = new Set(part.busy);
-  const early = part.addresses.filter((address) => !busy.has(address));
-  await join(early);
-  await membersJoining(tx, tagId, early);
+  // With busy addresses among them, the memberships wait for the count: the busy ones' lookups go
+  // through the members, and would find the others and cost them too.
+  const early = part.busy.length === 0;
+  if (early) await join(part.addresses);
+  await membersJoining(tx, tagId, part.addresses);
   const members = await lockTag(tx, tagId);
   if (members === undefined) return false;
-  const shared = await sharedWithMembers(tx, tagId, part, members, true);
-  await join(part.busy);
-  await membersJoining(tx, tagId, part.busy);
+  const shared = await sharedWithMembers(tx, tagId, part, members, early);
+  if (!early) await join(part.addresses);
   await changeAggregates(tx, tagId, part, shared, 1);
   return true;
 }
 
 /**
  * The transactions of `part` whose other end is a member of the tag (`members` of them, as kept),
- * under the tag's lock. `quietJoined`: the addresses of `part` that are not busy are members
- * already (addMembers): busyWithMembers then also finds their transactions with the busy ones,
- * which the quiet ones' reading counted (`withBusy`) and which do not count here.
+ * under the tag's lock. `joined`: the addresses of `part` are members already (addMembers, when
+ * none of them is busy); they are none of the counterparties, so only the busy ones' lookups would
+ * find them, and there must be none then.
  */
 async function sharedWithMembers(
   tx: Sql,
   tagId: number,
   part: MembersPart,
   members: number,
-  quietJoined = false,
+  joined = false,
 ): Promise<number> {
-  // The tag had no members when the part was read; another change may have added some since.
+  // The tag had no members when the part was read; another change may have added some since. Which
+  // addresses are busy is chosen again by their number, unless they have joined already.
+  const busy = joined ? part.busy : busyAmong(part.addresses, part.transactionCounts, members);
   const otherEnds =
-    part.otherEnds ??
-    (members > 0 ? await readOtherEnds(tx, part.addresses, part.transactionCounts, part.busy) : undefined);
+    part.otherEnds ?? (members > 0 ? await readOtherEnds(tx, part.addresses, part.transactionCounts, busy) : undefined);
   if (otherEnds === undefined) return 0;
-  const shared =
+  return (
     (await countWithMembers(tx, tagId, otherEnds.counterparties, members)) +
-    (await busyWithMembers(tx, tagId, otherEnds.busy));
-  return quietJoined ? shared - otherEnds.withBusy : shared;
+    (await busyWithMembers(tx, tagId, otherEnds.busy))
+  );
 }
 
 /** Each kept aggregate's rows of the addresses joining the tag that depend on them alone. */
@@ -203,17 +195,6 @@ async function keyShareTag(tx: Sql, tagId: number): Promise<boolean> {
   return found.length > 0;
 }
 
-/**
- * The part read for a tag that had no members then (or did not exist yet), once it has some: what
- * finds the transactions with them, read now rather than under the tag's lock.
- */
-export async function withOtherEnds(tx: Sql, tagId: number, part: MembersPart): Promise<MembersPart> {
-  if (part.otherEnds !== undefined) return part;
-  const members = await memberCount(tx, tagId);
-  if (members === 0) return part;
-  return { ...part, otherEnds: await readOtherEnds(tx, part.addresses, part.transactionCounts, part.busy) };
-}
-
 /** The tag's member count as last committed (exact under the tag's lock, a guess before it). */
 async function memberCount(tx: Sql, tagId: number): Promise<number> {
   const [row] = await tx.query<{ address_count: number | string }>(
@@ -230,6 +211,12 @@ async function memberCount(tx: Sql, tagId: number): Promise<number> {
  * address busy (both 0), with none (`atLeast` Infinity), and with both kinds in one change.
  */
 export const busyAddresses = { perMember: 4, atLeast: 1_000 };
+
+/** Those of the addresses that are busy for a tag of `members` members, in their order. */
+function busyAmong(addresses: readonly string[], transactionCounts: ReadonlyMap<string, number>, members: number) {
+  const busyAbove = Math.max(busyAddresses.atLeast, members * busyAddresses.perMember);
+  return addresses.filter((address) => (transactionCounts.get(address) ?? 0) > busyAbove);
+}
 
 /**
  * The addresses' transactions whose other end is not among them: the quiet addresses' read and
@@ -249,7 +236,6 @@ async function readOtherEnds(
   const inPart = new Set(ordered);
   const counterparties = new Map<string, number>();
   let amongQuiet = 0;
-  let withBusy = 0;
   const count = (other: string, n: number) => counterparties.set(other, (counterparties.get(other) ?? 0) + n);
   for (const chunk of chunks(quiet)) {
     const sent = await tx.query<{ other: string; n: number | string }>(
@@ -263,17 +249,14 @@ async function readOtherEnds(
     for (const row of sent) {
       if (inPart.has(row.other)) amongQuiet += Number(row.n);
       else count(row.other, Number(row.n));
-      if (isBusy.has(row.other)) withBusy += Number(row.n);
     }
     // From another quiet address: counted with its sender above.
     for (const row of received) {
-      if (isBusy.has(row.other)) {
-        amongQuiet += Number(row.n);
-        withBusy += Number(row.n);
-      } else if (!inPart.has(row.other)) count(row.other, Number(row.n));
+      if (isBusy.has(row.other)) amongQuiet += Number(row.n);
+      else if (!inPart.has(row.other)) count(row.other, Number(row.n));
     }
   }
-  return { counterparties, busy, amongQuiet, withBusy };
+  return { counterparties, busy, amongQuiet };
 }
 
 /**

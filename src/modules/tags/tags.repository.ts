@@ -12,7 +12,6 @@ import {
   lockTrackedRows,
   type MembersPart,
   readMembersPart,
-  withOtherEnds,
 } from '../aggregates/aggregates.service';
 import { and, chunks, list, prepared, sql } from '../../database/sql';
 import { settingOnce } from '../../database/settings';
@@ -89,12 +88,11 @@ export class TagsRepository {
    * transaction is BEGIN IMMEDIATE and Db serialises writers, which gives the same guarantee.
    *
    * The tag's kept aggregates follow in the same transaction (locking notes in
-   * src/modules/aggregates/README.md). What the added addresses bring (readMembersPart: their
-   * holdings and transactions, the costly part) is read for the addresses that do not carry the tag
-   * yet; a new tag is created after that reading, in the same transaction, so that concurrent
-   * requests creating it read theirs meanwhile, then queue behind the first (on the tag's name) and
-   * find its members. All of that comes before the tracked_addresses rows and the tag's row are
-   * locked: a request holds the tracked rows, which requests sharing addresses wait for,
+   * src/modules/aggregates/README.md). The tag is created first, if it is new, so that concurrent
+   * requests creating it queue behind the first and then find its members. Then what the added
+   * addresses bring (readMembersPart: their holdings and transactions, the costly part) is read for
+   * the addresses that do not carry the tag yet, before the tracked_addresses rows and the tag's
+   * row are locked: a request holds the tracked rows, which requests sharing addresses wait for,
    * while it checks the cap and inserts, and the tag's row, which other requests to the tag wait
    * for, only while it checks the other ends of those transactions against the tag's members and
    * updates the tag's kept rows (addMembers: the memberships and the history are written before).
@@ -133,23 +131,17 @@ export class TagsRepository {
     return this.db.transaction(async (tx) => {
       let target: { id: number; name: string; part: MembersPart } | undefined;
       if (tag !== undefined) {
+        // A new tag is created first, so that concurrent requests creating it queue behind the first
+        // and then find its members. A tag that exists is not: one deleted after this finds it is
+        // found so under its row's lock, and the change runs again.
         const found = await existingTagId(tx, accountId, tag);
-        if (found === undefined) {
-          // A new tag: what the addresses bring is read first, and then the tag created, so that
-          // concurrent requests creating it read theirs while the first one's transaction runs,
-          // and then queue behind it (on the tag's name) and find its members: their parts are
-          // then completed (withOtherEnds) before the tag's lock.
-          const part = await readMembersPart(tx, undefined, ordered);
-          const { id, created } = await createTag(tx, accountId, tag, now);
-          target = { id, name: tag, part: created ? part : await withOtherEnds(tx, id, part) };
-        } else {
-          // A tag that exists is not created: one deleted after this finds it is found so under its
-          // row's lock, and the change runs again. Before any lock: a guess at the addresses to add,
-          // checked once the locks are held.
-          const before = await membersAmong(tx, found, ordered);
-          const untagged = ordered.filter((address) => !before.has(address));
-          target = { id: found, name: tag, part: await readMembersPart(tx, found, untagged) };
-        }
+        const { id, created } =
+          found === undefined ? await createTag(tx, accountId, tag, now) : { id: found, created: false };
+        // Before any lock: a guess at the addresses to add, checked once the locks are held. A tag
+        // this transaction created has no members to leave out.
+        const before = created ? new Set<string>() : await membersAmong(tx, id, ordered);
+        const untagged = ordered.filter((address) => !before.has(address));
+        target = { id, name: tag, part: await readMembersPart(tx, id, untagged) };
       }
       const inserted = await insertTracked(tx, accountId, ordered, now, target === undefined ? 0 : 1);
       await lockTrackedRows(tx, accountId, ordered);
