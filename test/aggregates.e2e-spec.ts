@@ -474,8 +474,8 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
   }, 120_000);
 
   if (kind === 'postgres') {
-    // With each way of counting a change's transactions with the members: a POST writes its quiet
-    // addresses' memberships before the tag's lock and its busy ones' under it.
+    // With each way of counting a change's transactions with the members: a POST without busy
+    // addresses writes its memberships before the tag's lock, one with them under it.
     it.each(Object.keys(LOOKUPS) as Lookup[])(
       'stay exact under concurrent imports and tag changes (%s)',
       async (lookup) => {
