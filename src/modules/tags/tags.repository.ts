@@ -95,7 +95,8 @@ export class TagsRepository {
    * row are locked: a request holds the tracked rows, which requests sharing addresses wait for,
    * while it checks the cap and inserts, and the tag's row, which other requests to the tag wait
    * for, only while it checks the other ends of those transactions against the tag's members and
-   * updates the tag's kept rows (addMembers: the memberships and the history are written before).
+   * updates the tag's kept rows (the history, and with addMembers the members' own rows and, unless
+   * one is busy, their memberships, are written before).
    * Should the addresses to add have changed by the time the locks are held (another request
    * tagged some of them meanwhile), their part is read again.
    */
