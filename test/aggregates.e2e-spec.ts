@@ -1,12 +1,10 @@
 import fc from 'fast-check';
-import { DataSource } from 'typeorm';
 import { ApiError } from '../src/core/errors';
 import { parseAddress, type ParsedAddress } from '../src/core/addresses';
 import type { RecordInput } from '../src/core/records/record-input';
 import { totalUsd } from '../src/core/money/valuation';
 import { AggregateWrite, busyAddresses, findDrift, keptTables } from '../src/modules/aggregates/aggregates.service';
 import { Db } from '../src/database/db.service';
-import { AddressPairs1763700000170 } from '../src/database/migrations/1763700000170-address-pairs';
 import { raw, sql } from '../src/database/sql';
 import { RecordSink } from '../src/modules/ingest/sink/record-sink';
 import type { SourceBatch } from '../src/modules/ingest/sources/record-source';
@@ -414,40 +412,6 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
       expect(table!.reloptions).toEqual(['fillfactor=50']);
     });
   }
-
-  it('fill address_pairs from the transactions already there (migration 1763700000170)', async () => {
-    await reset();
-    const [a, b, c] = ADDRESSES;
-    await apply({
-      kind: 'import',
-      records: [
-        transfer('pairs-1', a!, b!),
-        transfer('pairs-2', a!, b!),
-        transfer('pairs-3', b!, a!),
-        transfer('pairs-4', c!, c!),
-      ],
-    });
-    const runner = t.app.get(DataSource).createQueryRunner();
-    try {
-      const migration = new AddressPairs1763700000170();
-      await migration.down(runner);
-      await migration.up(runner);
-    } finally {
-      await runner.release();
-    }
-    const pairs = await db.query<{ to_address: string; from_address: string; txn_count: number | string }>(
-      sql`SELECT to_address, from_address, txn_count FROM address_pairs`,
-    );
-    const expected = [
-      [b!.canonical, a!.canonical, 2],
-      [a!.canonical, b!.canonical, 1],
-    ];
-    expect(pairs.map((pair) => [pair.to_address, pair.from_address, Number(pair.txn_count)])).toEqual(
-      expect.arrayContaining(expected),
-    );
-    expect(pairs).toHaveLength(expected.length);
-    await expectExact();
-  });
 
   it('stats verify reports no drift, then finds and repairs a changed aggregate', async () => {
     await reset();

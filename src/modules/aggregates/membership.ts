@@ -36,9 +36,9 @@ export interface MembersPart {
 
 /**
  * The addresses' transactions whose other end is not among them, split by what finding the
- * members among those other ends costs: a quiet address's pairs (address_pairs) are read before
- * the lock, by their other end; a busy one's are found under the lock by looking each member up in
- * address_pairs, so that a busy address costs in proportion to the tag, not to its counterparties.
+ * members among those other ends costs: a quiet address's transactions are read (before the lock)
+ * and counted by their other end; a busy one's are found under the lock by looking each member up
+ * in transactions_by_pair, so that a busy address costs in proportion to the tag, not to its history.
  */
 interface OtherEnds {
   counterparties: Map<string, number>;
@@ -56,7 +56,7 @@ interface OtherEnds {
  *
  * The addresses' transactions (each once) are the sum of their kept txn_count (exact: the rows are
  * locked against data writes) less the transactions between two of them, which that sum counts for
- * both ends; those are read from their pairs (address_pairs), a row per sender and recipient. When
+ * both ends; those are found in the index entries of their recipients, without reading rows. When
  * the tag has members, the transactions with a member must not count again (readOtherEnds), and
  * the quiet addresses' reading for that also gives their part of the transactions among them.
  */
@@ -219,7 +219,7 @@ function busyAmong(addresses: readonly string[], transactionCounts: ReadonlyMap<
 }
 
 /**
- * The addresses' transactions whose other end is not among them: the quiet addresses' pairs read and
+ * The addresses' transactions whose other end is not among them: the quiet addresses' read and
  * counted by that other end (per chunk, the sent ones by recipient and the received ones by
  * sender), the busy ones named for busyWithMembers; and the quiet ones' transactions among the
  * addresses. Which addresses are busy (readMembersPart chooses them by the member count read before
@@ -239,12 +239,12 @@ async function readOtherEnds(
   const count = (other: string, n: number) => counterparties.set(other, (counterparties.get(other) ?? 0) + n);
   for (const chunk of chunks(quiet)) {
     const sent = await tx.query<{ other: string; n: number | string }>(
-      sql`SELECT to_address AS other, SUM(txn_count) AS n FROM address_pairs WHERE from_address ${inTexts(tx.dialect, chunk)}
-          GROUP BY to_address`,
+      sql`SELECT to_address AS other, COUNT(*) AS n FROM transactions WHERE from_address ${inTexts(tx.dialect, chunk)}
+          AND to_address <> from_address GROUP BY to_address`,
     );
     const received = await tx.query<{ other: string; n: number | string }>(
-      sql`SELECT from_address AS other, SUM(txn_count) AS n FROM address_pairs WHERE to_address ${inTexts(tx.dialect, chunk)}
-          GROUP BY from_address`,
+      sql`SELECT from_address AS other, COUNT(*) AS n FROM transactions WHERE to_address ${inTexts(tx.dialect, chunk)}
+          AND to_address <> from_address GROUP BY from_address`,
     );
     for (const row of sent) {
       if (inPart.has(row.other)) amongQuiet += Number(row.n);
@@ -261,17 +261,17 @@ async function readOtherEnds(
 
 /**
  * The transactions between the busy addresses and the tag's members, in both directions, each
- * member looked up in address_pairs (recipient, sender) and its sender index. Under the tag's lock: it depends
+ * member looked up in transactions_by_pair (recipient, sender). Under the tag's lock: it depends
  * on who the members are. The members are none of the busy addresses, so no transaction is to itself.
  */
 async function busyWithMembers(tx: Sql, tagId: number, busy: readonly string[]): Promise<number> {
   let count = 0;
   for (const chunk of chunks(busy, BUSY_PER_STATEMENT)) {
     const [row] = await tx.query<{ sent: number | string; received: number | string }>(
-      sql`SELECT (SELECT COALESCE(SUM(p.txn_count), 0) FROM address_tags m JOIN address_pairs p ON p.to_address = m.address
-                  AND p.from_address IN (${list(chunk)}) WHERE m.tag_id = ${tagId}) AS sent,
-                 (SELECT COALESCE(SUM(p.txn_count), 0) FROM address_tags m JOIN address_pairs p ON p.from_address = m.address
-                  AND p.to_address IN (${list(chunk)}) WHERE m.tag_id = ${tagId}) AS received`,
+      sql`SELECT (SELECT COUNT(*) FROM address_tags m JOIN transactions t ON t.to_address = m.address
+                  AND t.from_address IN (${list(chunk)}) WHERE m.tag_id = ${tagId}) AS sent,
+                 (SELECT COUNT(*) FROM address_tags m JOIN transactions t ON t.from_address = m.address
+                  AND t.to_address IN (${list(chunk)}) WHERE m.tag_id = ${tagId}) AS received`,
     );
     count += Number(row?.sent ?? 0) + Number(row?.received ?? 0);
   }
@@ -281,14 +281,14 @@ async function busyWithMembers(tx: Sql, tagId: number, busy: readonly string[]):
 /** Busy addresses per statement: each is looked up against every member, so a few at a time. */
 const BUSY_PER_STATEMENT = 16;
 
-/** Senders to match in one statement: one reading of the recipients' pairs for all of them. */
+/** Senders to match in one statement: one reading of the recipients' index entries for all of them. */
 const SENDERS_PER_STATEMENT = 10_000;
 
 /**
- * The sender as a condition on the recipients' pairs only. SQLite, given both lists against a key
- * of (recipient, sender), looks every recipient and sender pair up (1,000² for a full request:
- * 216 ms where reading the recipients' entries took 6-9 ms, measured on transactions_by_pair); its
- * unary `+` keeps the sender out of the lookup. PostgreSQL's planner weighs the two by its statistics.
+ * The sender as a condition on the recipients' entries only. SQLite, given both lists against
+ * transactions_by_pair, looks every recipient and sender pair up (1,000² for a full request: 216 ms
+ * where reading the recipients' entries takes 6-9 ms); its unary `+` keeps the sender out of the
+ * lookup. PostgreSQL's planner weighs the two by its statistics.
  */
 function senderOnly(dialect: Dialect): SqlFragment {
   return dialect === 'sqlite' ? raw('+from_address') : raw('from_address');
@@ -300,8 +300,8 @@ async function betweenThemselves(tx: Sql, ordered: readonly string[]): Promise<n
   for (const recipients of chunks(ordered)) {
     for (const senders of chunks(ordered, SENDERS_PER_STATEMENT)) {
       const [row] = await tx.query<{ n: number | string }>(
-        sql`SELECT COALESCE(SUM(txn_count), 0) AS n FROM address_pairs WHERE to_address ${inTexts(tx.dialect, recipients)}
-            AND ${senderOnly(tx.dialect)} ${inTexts(tx.dialect, senders)}`,
+        sql`SELECT COUNT(*) AS n FROM transactions WHERE to_address ${inTexts(tx.dialect, recipients)}
+            AND ${senderOnly(tx.dialect)} ${inTexts(tx.dialect, senders)} AND from_address <> to_address`,
       );
       count += Number(row?.n ?? 0);
     }
