@@ -6,6 +6,14 @@
  * throughputs, their ratio and the load average before and after each (the machine is shared).
  *
  *   npm run bench:import [-- --transactions 1000000] [--rounds 1] [--skip-copy] [--keep]
+ *                        [--tag-load <runs>] [--main <file>…]
+ *
+ * `--tag-load` then runs `npm run bench`'s tag load alone on fresh copies of the imported database,
+ * `runs` times, with each build in turn: this tree's, and every other compiled service given with
+ * `--main` (a copy of node_modules/.cache/chaintags-bench/build made before the tree changed, say).
+ * The alternation on one import is what separates a change from this machine's noise in the tag
+ * load (bench/README.md, changes 49 and 50). Prints each run's figures and the service's and
+ * PostgreSQL's CPU time over it.
  *
  * `--keep` leaves the cluster running with the imported database (`bench`) and prints its URL, for
  * EXPLAIN work on a bench-sized database; stop it with `pg_ctl -D <dir>/data stop`.
@@ -13,16 +21,17 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
-import { startCluster, stopCluster } from '../test/support/pg-cluster';
+import { type PgCluster, startCluster, stopCluster } from '../test/support/pg-cluster';
 import { addDatasetOptions, datasetOptionsOf, DatasetOptions } from './dataset/options';
 import { benchLog, Cleanups, runBench } from './lib/lifecycle';
 import { parseCommandLine, wholeNumber } from './lib/options';
 import { createDatabase } from './lib/postgres';
-import { statsVerify } from './lib/processes';
-import type { Throughput } from './lib/report';
-import { prepareRun, Run } from './phases/context';
+import { processTreeCpuSeconds, statsVerify } from './lib/processes';
+import type { TagLoad, Throughput } from './lib/report';
+import { prepareRun, Run, startServiceOn } from './phases/context';
 import { datasetPhase } from './phases/dataset';
 import { copyPhase, importDataset, migrate, warmFiles } from './phases/import';
+import { loadTags } from './phases/tags';
 
 const cleanups = new Cleanups();
 const log = benchLog('bench:import');
@@ -96,11 +105,32 @@ async function main(): Promise<void> {
     .addOption(new Option('--rounds <n>', 'imports (each into a fresh database)').default(1).argParser(wholeNumber(1)))
     .option('--skip-copy', 'leave out the COPY yardstick')
     .option('--cli <file>', "an already compiled CLI (another build's src/cli/main.js) instead of compiling this tree")
-    .option('--keep', 'leave the cluster running with the last imported database');
+    .option('--keep', 'leave the cluster running with the last imported database')
+    .addOption(
+      new Option(
+        '--tag-load <runs>',
+        'then the tag load alone, this many times per build, on copies of the import',
+      ).argParser(wholeNumber(1)),
+    )
+    .option(
+      '--main <file...>',
+      "other compiled services (a build's src/main.js) for --tag-load to alternate with this tree's",
+    );
   const options = parseCommandLine<
-    DatasetOptions & { dataDir?: string; rounds: number; skipCopy?: boolean; keep?: boolean; cli?: string }
+    DatasetOptions & {
+      dataDir?: string;
+      rounds: number;
+      skipCopy?: boolean;
+      keep?: boolean;
+      cli?: string;
+      tagLoad?: number;
+      main?: string[];
+    }
   >(command, process.argv.slice(2));
   if (options === undefined) return;
+  if (options.tagLoad !== undefined && options.cli !== undefined) {
+    throw new Error('--tag-load compiles this tree for its service: leave out --cli');
+  }
   const settings = {
     dataset: datasetOptionsOf(options),
     dataDir: options.dataDir,
@@ -142,6 +172,7 @@ async function main(): Promise<void> {
       toCopy?: number;
       exact: boolean;
     })[];
+    tagLoads?: TagLoadRun[];
   } = { imports: [] };
   if (settings.copy) result.copy = await measured(postmaster, () => copyPhase(run, cluster));
   let url = '';
@@ -159,12 +190,52 @@ async function main(): Promise<void> {
       exact: verified.exact,
     });
   }
+  if (options.tagLoad !== undefined) {
+    const builds = [run.build.main, ...(options.main ?? [])];
+    result.tagLoads = await tagLoads(run, cluster, postmaster, options.tagLoad, builds);
+  }
   if (options.keep === true) {
     cleanups.remove(stop);
     log(`kept: ${url} (cluster in ${cluster.dir})`);
   }
   await cleanups.run(log);
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+}
+
+interface TagLoadRun extends TagLoad {
+  main: string;
+  cpu: { service: number; postgres: number };
+}
+
+/**
+ * The tag load alone, `runs` times per build, builds in turn, each run on a fresh copy of the
+ * imported database (`bench`) and a fresh service: what it costs to load the dataset's tags.
+ */
+async function tagLoads(
+  run: Run,
+  cluster: PgCluster,
+  postmaster: number,
+  runs: number,
+  builds: readonly string[],
+): Promise<TagLoadRun[]> {
+  const figures: TagLoadRun[] = [];
+  for (let round = 0; round < runs; round += 1) {
+    for (const main of builds) {
+      log(`tag load ${round + 1} of ${runs}: ${main}`);
+      const url = await createDatabase(cluster, 'bench_tag_load', 'bench');
+      const service = await startServiceOn({ ...run, build: { ...run.build, main } }, url, 'postgres');
+      const before = { service: service.cpuSeconds(), postgres: processTreeCpuSeconds(postmaster) };
+      const load = await loadTags(run, service.port);
+      const cpu = {
+        service: service.cpuSeconds() - before.service,
+        postgres: processTreeCpuSeconds(postmaster) - before.postgres,
+      };
+      await service.stop();
+      log(`  CPU: service ${cpu.service.toFixed(1)} s, PostgreSQL ${cpu.postgres.toFixed(1)} s`);
+      figures.push({ main, ...load, cpu });
+    }
+  }
+  return figures;
 }
 
 runBench(main, cleanups, log);

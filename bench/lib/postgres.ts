@@ -13,10 +13,13 @@ export async function adminQuery(url: string, sql: string): Promise<void> {
   }
 }
 
-/** An empty database `name` on the cluster (dropped first if it is there); answers its URL. */
-export async function createDatabase(cluster: PgCluster, name: string): Promise<string> {
+/**
+ * A database `name` on the cluster (dropped first if it is there), empty or a copy of database
+ * `template`; answers its URL.
+ */
+export async function createDatabase(cluster: PgCluster, name: string, template?: string): Promise<string> {
   await adminQuery(cluster.url, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await adminQuery(cluster.url, `CREATE DATABASE ${name}`);
+  await adminQuery(cluster.url, `CREATE DATABASE ${name}${template === undefined ? '' : ` TEMPLATE ${template}`}`);
   return cluster.url.replace(/\/postgres$/, `/${name}`);
 }
 

@@ -42,6 +42,9 @@ export interface TagLoad {
   fullRequests: number;
   fullRequestP50Ms: number;
   fullRequestP99Ms: number;
+  /** Of the same requests: the p99 is their slowest or nearly, and these move less from run to run. */
+  fullRequestMeanMs: number;
+  fullRequestP90Ms: number;
 }
 
 export interface PostgresFigures {

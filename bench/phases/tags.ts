@@ -64,9 +64,12 @@ export async function loadTags(run: Run, port: number, suffix = ''): Promise<Tag
   latencies.sort((a, b) => a - b);
   const fullRequestP50Ms = percentile(latencies, 0.5);
   const fullRequestP99Ms = percentile(latencies, 0.99);
+  const fullRequestP90Ms = percentile(latencies, 0.9);
+  const fullRequestMeanMs = latencies.reduce((sum, latency) => sum + latency, 0) / Math.max(1, latencies.length);
   log(
     `tags${suffix}: loaded in ${seconds.toFixed(1)} s; of the ${latencies.length} requests of ${TAG_BATCH} addresses ` +
-      `p50 ${fullRequestP50Ms.toFixed(1)} ms, p99 ${fullRequestP99Ms.toFixed(1)} ms`,
+      `p50 ${fullRequestP50Ms.toFixed(1)} ms, p99 ${fullRequestP99Ms.toFixed(1)} ms ` +
+      `(mean ${fullRequestMeanMs.toFixed(1)} ms, p90 ${fullRequestP90Ms.toFixed(1)} ms)`,
   );
   if (suffix === '') await trackUntagged(run, port);
   return {
@@ -76,6 +79,8 @@ export async function loadTags(run: Run, port: number, suffix = ''): Promise<Tag
     fullRequests: latencies.length,
     fullRequestP50Ms,
     fullRequestP99Ms,
+    fullRequestMeanMs,
+    fullRequestP90Ms,
   };
 }
 
