@@ -6,14 +6,15 @@
  * throughputs, their ratio and the load average before and after each (the machine is shared).
  *
  *   npm run bench:import [-- --transactions 1000000] [--rounds 1] [--skip-copy] [--keep]
- *                        [--tag-load <runs>] [--main <file>…]
+ *                        [--tag-load <runs>] [--main <file>…] [--cpu-prof]
  *
  * `--tag-load` then runs `npm run bench`'s tag load alone on fresh copies of the imported database,
  * `runs` times, with each build in turn: this tree's, and every other compiled service given with
  * `--main` (a copy of node_modules/.cache/chaintags-bench/build made before the tree changed, say).
  * The alternation on one import is what separates a change from this machine's noise in the tag
  * load (bench/README.md, changes 49 and 50). Prints each run's figures and the service's and
- * PostgreSQL's CPU time over it.
+ * PostgreSQL's CPU time over it. With `--cpu-prof` each run's service writes a V8 CPU profile
+ * (under $TMPDIR/chaintags-bench/profiles/).
  *
  * `--keep` leaves the cluster running with the imported database (`bench`) and prints its URL, for
  * EXPLAIN work on a bench-sized database; stop it with `pg_ctl -D <dir>/data stop`.
@@ -24,7 +25,7 @@ import { Command, Option } from 'commander';
 import { type PgCluster, startCluster, stopCluster } from '../test/support/pg-cluster';
 import { addDatasetOptions, datasetOptionsOf, DatasetOptions } from './dataset/options';
 import { benchLog, Cleanups, runBench } from './lib/lifecycle';
-import { parseCommandLine, wholeNumber } from './lib/options';
+import { cpuProfileOption, parseCommandLine, wholeNumber } from './lib/options';
 import { createDatabase } from './lib/postgres';
 import { processTreeCpuSeconds, statsVerify } from './lib/processes';
 import type { TagLoad, Throughput } from './lib/report';
@@ -115,7 +116,8 @@ async function main(): Promise<void> {
     .option(
       '--main <file...>',
       "other compiled services (a build's src/main.js) for --tag-load to alternate with this tree's",
-    );
+    )
+    .addOption(cpuProfileOption());
   const options = parseCommandLine<
     DatasetOptions & {
       dataDir?: string;
@@ -125,6 +127,7 @@ async function main(): Promise<void> {
       cli?: string;
       tagLoad?: number;
       main?: string[];
+      cpuProf?: boolean;
     }
   >(command, process.argv.slice(2));
   if (options === undefined) return;
@@ -140,7 +143,7 @@ async function main(): Promise<void> {
     endpoints: [],
     sqlite: false,
     copy: options.skipCopy !== true,
-    cpuProfile: false,
+    cpuProfile: options.cpuProf === true,
     writing: false,
     pgSettings: [],
     tagsAgain: false,
@@ -223,7 +226,7 @@ async function tagLoads(
     for (const main of builds) {
       log(`tag load ${round + 1} of ${runs}: ${main}`);
       const url = await createDatabase(cluster, 'bench_tag_load', 'bench');
-      const service = await startServiceOn({ ...run, build: { ...run.build, main } }, url, 'postgres');
+      const service = await startServiceOn({ ...run, build: { ...run.build, main } }, url, 'postgres', run.profileDir);
       const before = { service: service.cpuSeconds(), postgres: processTreeCpuSeconds(postmaster) };
       const load = await loadTags(run, service.port);
       const cpu = {

@@ -45,6 +45,11 @@ export interface TagLoad {
   /** Of the same requests: the p99 is their slowest or nearly, and these move less from run to run. */
   fullRequestMeanMs: number;
   fullRequestP90Ms: number;
+  /**
+   * The slowest requests of 1,000 addresses, slowest first: the tag, which of its requests it was
+   * (1 for its first addresses), when it was sent after the load's start and how long it took (ms).
+   */
+  slowest: { tag: string; part: number; sentMs: number; ms: number }[];
 }
 
 export interface PostgresFigures {

@@ -16,6 +16,8 @@ const UNTAGGED_ADDRESSES = 1000;
 const TAG_LOAD_CONCURRENCY = 4;
 const WARMUP_REQUESTS = 40;
 const WARMUP_ADDRESSES = 20;
+/** How many of the slowest requests of TAG_BATCH addresses the report names. */
+const SLOWEST_REPORTED = 5;
 
 /**
  * POST /v2/tags/:tag with up to TAG_BATCH addresses a request, a few requests at a time, each with
@@ -24,12 +26,13 @@ const WARMUP_ADDRESSES = 20;
  */
 export async function loadTags(run: Run, port: number, suffix = ''): Promise<TagLoad> {
   const { meta, keys, log } = run;
-  const jobs: { key: string; tag: string; addresses: string[] }[] = [];
+  const jobs: { key: string; tag: string; part: number; addresses: string[] }[] = [];
   for (const tag of meta.tags) {
     for (let start = 0; start < tag.addresses.length; start += TAG_BATCH) {
       jobs.push({
         key: keys[tag.account]!,
         tag: `${tag.name}${suffix}`,
+        part: start / TAG_BATCH + 1,
         addresses: tag.addresses.slice(start, start + TAG_BATCH),
       });
     }
@@ -41,7 +44,7 @@ export async function loadTags(run: Run, port: number, suffix = ''): Promise<Tag
   if (suffix === '') await warmUp(run, port);
   const started = performance.now();
   let next = 0;
-  const latencies: number[] = [];
+  const full: TagLoad['slowest'] = [];
   const worker = async () => {
     while (next < jobs.length) {
       const job = jobs[next]!;
@@ -56,12 +59,15 @@ export async function loadTags(run: Run, port: number, suffix = ''): Promise<Tag
       const text = await response.text();
       if (response.status !== 200)
         throw new Error(`POST /v2/tags/${job.tag} answered ${response.status}: ${text.slice(0, 300)}`);
-      if (job.addresses.length === TAG_BATCH) latencies.push(performance.now() - sent);
+      if (job.addresses.length === TAG_BATCH) {
+        full.push({ tag: job.tag, part: job.part, sentMs: Math.round(sent - started), ms: performance.now() - sent });
+      }
     }
   };
   await Promise.all(Array.from({ length: TAG_LOAD_CONCURRENCY }, worker));
   const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
+  full.sort((a, b) => b.ms - a.ms);
+  const latencies = full.map((request) => request.ms).reverse();
   const fullRequestP50Ms = percentile(latencies, 0.5);
   const fullRequestP99Ms = percentile(latencies, 0.99);
   const fullRequestP90Ms = percentile(latencies, 0.9);
@@ -70,6 +76,10 @@ export async function loadTags(run: Run, port: number, suffix = ''): Promise<Tag
     `tags${suffix}: loaded in ${seconds.toFixed(1)} s; of the ${latencies.length} requests of ${TAG_BATCH} addresses ` +
       `p50 ${fullRequestP50Ms.toFixed(1)} ms, p99 ${fullRequestP99Ms.toFixed(1)} ms ` +
       `(mean ${fullRequestMeanMs.toFixed(1)} ms, p90 ${fullRequestP90Ms.toFixed(1)} ms)`,
+  );
+  const slowest = full.slice(0, SLOWEST_REPORTED).map((request) => ({ ...request, ms: Math.round(request.ms) }));
+  log(
+    `tags${suffix}: slowest ${slowest.map((request) => `${request.tag}#${request.part} ${request.ms} ms (sent at ${request.sentMs} ms)`).join(', ')}`,
   );
   if (suffix === '') await trackUntagged(run, port);
   return {
@@ -81,6 +91,7 @@ export async function loadTags(run: Run, port: number, suffix = ''): Promise<Tag
     fullRequestP99Ms,
     fullRequestMeanMs,
     fullRequestP90Ms,
+    slowest,
   };
 }
 
