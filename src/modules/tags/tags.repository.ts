@@ -489,6 +489,10 @@ async function existingTagId(tx: Sql, accountId: number, name: string): Promise<
   return found === undefined ? undefined : Number(found.id);
 }
 
+/**
+ * The addresses are not members (checked under their tracked rows' lock, which every change of
+ * their memberships takes): a plain INSERT, which PostgreSQL need not look each row up for first.
+ */
 async function insertMemberships(
   tx: Sql,
   tagId: number,
@@ -502,8 +506,6 @@ async function insertMemberships(
       [chunk.map(() => tagId), chunk.map(() => accountId), chunk, chunk.map(() => now)],
       ['bigint', 'bigint', 'text', 'timestamptz'],
     );
-    await tx.execute(
-      sql`INSERT INTO address_tags (tag_id, account_id, address, created_at) ${values} ON CONFLICT (tag_id, address) DO NOTHING`,
-    );
+    await tx.execute(sql`INSERT INTO address_tags (tag_id, account_id, address, created_at) ${values}`);
   }
 }

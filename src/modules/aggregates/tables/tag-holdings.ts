@@ -17,14 +17,17 @@ export const tagHoldings: KeptAggregate = {
   kept: () => sql`SELECT tag_id, chain, token_address, address FROM tag_holdings`,
   reference: () => referenceTagHoldings(),
   dataWrite: () => new TagHoldingsDelta(),
-  // A member's rows are its own: written as it joins, before the tag's lock.
+  // A member's rows are its own: written as it joins, before the tag's lock. A plain INSERT: an
+  // address that is not a member has no rows (its removal deleted them, and every writer of a
+  // member's rows holds its address_stats row, which the joining change share-locks), and
+  // PostgreSQL's ON CONFLICT looked every row up once more before inserting it (bench/README.md,
+  // change 51).
   async membersJoining(tx: Sql, tagId: number, addresses: readonly string[]): Promise<void> {
     for (const chunk of chunks(addresses)) {
       await tx.execute(
         sql`INSERT INTO tag_holdings (tag_id, chain, token_address, address)
             SELECT ${tagId}, chain, token_address, address FROM holdings
-            WHERE address ${inTexts(tx.dialect, chunk)} AND balance <> '0'
-            ON CONFLICT (tag_id, chain, token_address, address) DO NOTHING`,
+            WHERE address ${inTexts(tx.dialect, chunk)} AND balance <> '0'`,
       );
     }
   },
