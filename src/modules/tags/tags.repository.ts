@@ -130,7 +130,7 @@ export class TagsRepository {
   ): Promise<Map<string, string[]> | undefined> {
     const { now } = change;
     return this.db.transaction(async (tx) => {
-      let target: { id: number; name: string; part: MembersPart } | undefined;
+      let target: { id: number; name: string; created: boolean; part: MembersPart } | undefined;
       if (tag !== undefined) {
         // A new tag is created first, so that concurrent requests creating it queue behind the first
         // and then find its members. A tag that exists is not: one deleted after this finds it is
@@ -142,13 +142,13 @@ export class TagsRepository {
         // this transaction created has no members to leave out.
         const before = created ? new Set<string>() : await membersAmong(tx, id, ordered);
         const untagged = ordered.filter((address) => !before.has(address));
-        target = { id, name: tag, part: await readMembersPart(tx, id, untagged) };
+        target = { id, name: tag, created, part: await readMembersPart(tx, id, untagged, created) };
       }
       const inserted = await insertTracked(tx, accountId, ordered, now, target === undefined ? 0 : 1);
       await lockTrackedRows(tx, accountId, ordered);
       if (target === undefined) return undefined;
 
-      const { id, name } = target;
+      const { id, name, created } = target;
       const current = await tagsOfLocked(tx, accountId, ordered);
       const adding = ordered.filter((address) => !current.get(address)?.includes(name));
       const overLimit = adding
@@ -165,10 +165,12 @@ export class TagsRepository {
       // inserted are flagged already).
       const firstTags = adding.filter((address) => !current.has(address) && !inserted.has(address));
       if (firstTags.length > 0) await flagFirstTags(tx, accountId, firstTags);
-      const part = sameAddresses(target.part.addresses, adding) ? target.part : await readMembersPart(tx, id, adding);
+      const part = sameAddresses(target.part.addresses, adding)
+        ? target.part
+        : await readMembersPart(tx, id, adding, created);
       await recordHistory(tx, accountId, name, adding, 'added', change);
       const join = (members: readonly string[]) => insertMemberships(tx, id, accountId, members, now);
-      if (!(await addMembers(tx, id, part, join))) throw new TagDeletedMeanwhile();
+      if (!(await addMembers(tx, id, part, join, created))) throw new TagDeletedMeanwhile();
       await membersChanged(tx, id, now);
       return after;
     });
