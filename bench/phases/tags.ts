@@ -66,8 +66,8 @@ export async function loadTags(run: Run, port: number, suffix = ''): Promise<Tag
   };
   await Promise.all(Array.from({ length: TAG_LOAD_CONCURRENCY }, worker));
   const seconds = (performance.now() - started) / 1000;
-  full.sort((a, b) => b.ms - a.ms);
-  const latencies = full.map((request) => request.ms).reverse();
+  full.sort((a, b) => a.ms - b.ms);
+  const latencies = full.map((request) => request.ms);
   const fullRequestP50Ms = percentile(latencies, 0.5);
   const fullRequestP99Ms = percentile(latencies, 0.99);
   const fullRequestP90Ms = percentile(latencies, 0.9);
@@ -77,7 +77,10 @@ export async function loadTags(run: Run, port: number, suffix = ''): Promise<Tag
       `p50 ${fullRequestP50Ms.toFixed(1)} ms, p99 ${fullRequestP99Ms.toFixed(1)} ms ` +
       `(mean ${fullRequestMeanMs.toFixed(1)} ms, p90 ${fullRequestP90Ms.toFixed(1)} ms)`,
   );
-  const slowest = full.slice(0, SLOWEST_REPORTED).map((request) => ({ ...request, ms: Math.round(request.ms) }));
+  const slowest = full
+    .slice(-SLOWEST_REPORTED)
+    .reverse()
+    .map((request) => ({ ...request, ms: Math.round(request.ms) }));
   log(
     `tags${suffix}: slowest ${slowest.map((request) => `${request.tag}#${request.part} ${request.ms} ms (sent at ${request.sentMs} ms)`).join(', ')}`,
   );
