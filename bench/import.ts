@@ -6,7 +6,7 @@
  * throughputs, their ratio and the load average before and after each (the machine is shared).
  *
  *   npm run bench:import [-- --transactions 1000000] [--rounds 1] [--skip-copy] [--keep]
- *                        [--tag-load <runs>] [--main <file>…] [--cpu-prof]
+ *                        [--tag-load <runs>] [--main <file>…] [--cpu-prof] [--pg-setting name=value …]
  *
  * `--tag-load` then runs `npm run bench`'s tag load alone on fresh copies of the imported database,
  * `runs` times, with each build in turn: this tree's, and every other compiled service given with
@@ -25,7 +25,8 @@ import { Command, Option } from 'commander';
 import { type PgCluster, startCluster, stopCluster } from '../test/support/pg-cluster';
 import { addDatasetOptions, datasetOptionsOf, DatasetOptions } from './dataset/options';
 import { benchLog, Cleanups, runBench } from './lib/lifecycle';
-import { cpuProfileOption, parseCommandLine, wholeNumber } from './lib/options';
+import { cpuProfileOption, parseCommandLine, pgSettingOption, wholeNumber } from './lib/options';
+import { applySettings } from './lib/pg-settings';
 import { createDatabase } from './lib/postgres';
 import { processTreeCpuSeconds, statsVerify } from './lib/processes';
 import type { TagLoad, Throughput } from './lib/report';
@@ -117,7 +118,8 @@ async function main(): Promise<void> {
       '--main <file...>',
       "other compiled services (a build's src/main.js) for --tag-load to alternate with this tree's",
     )
-    .addOption(cpuProfileOption());
+    .addOption(cpuProfileOption())
+    .addOption(pgSettingOption());
   const options = parseCommandLine<
     DatasetOptions & {
       dataDir?: string;
@@ -128,6 +130,7 @@ async function main(): Promise<void> {
       tagLoad?: number;
       main?: string[];
       cpuProf?: boolean;
+      pgSetting: [string, string][];
     }
   >(command, process.argv.slice(2));
   if (options === undefined) return;
@@ -145,7 +148,7 @@ async function main(): Promise<void> {
     copy: options.skipCopy !== true,
     cpuProfile: options.cpuProf === true,
     writing: false,
-    pgSettings: [],
+    pgSettings: options.pgSetting,
     tagsAgain: false,
   };
   const meta = datasetPhase(settings, log);
@@ -164,6 +167,10 @@ async function main(): Promise<void> {
   const cluster = await startCluster();
   const stop = () => stopCluster(cluster);
   cleanups.push(stop);
+  if (settings.pgSettings.length > 0) {
+    log(`PostgreSQL settings: ${settings.pgSettings.map(([name, value]) => `${name}=${value}`).join(', ')}`);
+    await applySettings(cluster, settings.pgSettings);
+  }
 
   const postmaster = Number(readFileSync(join(cluster.dir, 'data', 'postmaster.pid'), 'utf8').split('\n', 1)[0]);
 

@@ -32,8 +32,7 @@ import { mkdirSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { addDatasetOptions, datasetOptionsOf, DatasetOptions } from './dataset/options';
 import { benchLog, Cleanups, runBench } from './lib/lifecycle';
-import { addLoadOptions, cpuProfileOption, LoadSettings, parseCommandLine } from './lib/options';
-import { parseSetting } from './lib/pg-settings';
+import { addLoadOptions, cpuProfileOption, LoadSettings, parseCommandLine, pgSettingOption } from './lib/options';
 import { ENDPOINT_IDS, EndpointId } from './lib/report';
 import { prepareRun, RESULTS_DIR, Settings } from './phases/context';
 import { datasetPhase } from './phases/dataset';
@@ -79,14 +78,7 @@ function readSettings(argv: readonly string[]): Settings | undefined {
     .option('--skip-writing', 'leave out reads while writing')
     .option('--tags-again', 'load every tag a second time, as <tag>_again: the tag load over addresses already tracked')
     .addOption(cpuProfileOption())
-    .addOption(
-      new Option(
-        '--pg-setting <name=value>',
-        "a PostgreSQL setting beyond the test cluster's (ALTER SYSTEM and a restart); repeatable",
-      )
-        .default([], 'none')
-        .argParser((text: string, previous: [string, string][]) => [...previous, pgSetting(text)]),
-    );
+    .addOption(pgSettingOption());
   const options = parseCommandLine<
     DatasetOptions &
       LoadSettings & {
@@ -123,14 +115,6 @@ function endpointList(text: string): EndpointId[] {
   if (unknown.length > 0)
     throw new InvalidArgumentError(`unknown: ${unknown.join(', ')}; the endpoints are ${ENDPOINT_IDS.join(', ')}.`);
   return chosen as EndpointId[];
-}
-
-function pgSetting(text: string): [string, string] {
-  try {
-    return parseSetting(text);
-  } catch (error) {
-    throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
-  }
 }
 
 runBench(main, cleanups, log);

@@ -3,6 +3,7 @@
  * once, with its default and its help text, and the options several scripts share declared here.
  */
 import { Command, CommanderError, InvalidArgumentError, Option, OptionValues } from 'commander';
+import { parseSetting } from './pg-settings';
 
 /** A whole number of at least `min`, as an option's argParser; commander names the option in its message. */
 export function wholeNumber(min: number): (text: string) => number {
@@ -38,6 +39,22 @@ export function addLoadOptions(command: Command): Command {
 /** `--cpu-prof`: the service writes a V8 CPU profile, under $TMPDIR/chaintags-bench/profiles/. */
 export function cpuProfileOption(): Option {
   return new Option('--cpu-prof', 'write a V8 CPU profile of the service under $TMPDIR/chaintags-bench/profiles/');
+}
+
+/** `--pg-setting name=value`, repeatable: PostgreSQL settings beyond the test cluster's, as [name, value] pairs. */
+export function pgSettingOption(): Option {
+  return new Option(
+    '--pg-setting <name=value>',
+    "a PostgreSQL setting beyond the test cluster's (ALTER SYSTEM and a restart); repeatable",
+  )
+    .default([], 'none')
+    .argParser((text: string, previous: [string, string][]) => {
+      try {
+        return [...previous, parseSetting(text)];
+      } catch (error) {
+        throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
+      }
+    });
 }
 
 /**

@@ -4,12 +4,15 @@ import { Client } from 'pg';
 import type { PgCluster } from '../../test/support/pg-cluster';
 
 const BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
-const SETTING = /^([a-z_]+)=(.+)$/;
+const SETTING = /^([a-z_]+(?:\.[a-z_]+)?)=(.+)$/;
 
 /** `name=value` as `--pg-setting` takes it; the name is a PostgreSQL setting, checked by the server. */
 export function parseSetting(text: string): [string, string] {
   const match = SETTING.exec(text);
-  if (!match) throw new Error(`--pg-setting takes name=value (like shared_buffers=2GB), got "${text}"`);
+  if (!match)
+    throw new Error(
+      `--pg-setting takes name=value (like shared_buffers=2GB or auto_explain.log_min_duration=100), got "${text}"`,
+    );
   return [match[1]!, match[2]!];
 }
 
@@ -24,6 +27,9 @@ export async function applySettings(cluster: PgCluster, settings: readonly [stri
   await client.connect();
   try {
     for (const [name, value] of settings) {
+      // A module's setting (auto_explain.log_min_duration) is known once the module is loaded.
+      const module = name.includes('.') ? name.slice(0, name.indexOf('.')) : undefined;
+      if (module !== undefined) await client.query(`LOAD '${module}'`);
       await client.query(`ALTER SYSTEM SET ${name} = '${value.replace(/'/g, "''")}'`);
     }
   } finally {
