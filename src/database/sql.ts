@@ -36,7 +36,12 @@ export function sql(strings: TemplateStringsArray, ...values: unknown[]): SqlFra
  * longer to plan than to run (bench/README.md). A page size goes into the text (`pageSize`): bound,
  * it kept the generic plan from ever looking as good. Statements whose text varies with the input
  * (`list`, `rows`) do not belong here: each distinct text is one more prepared statement on every
- * connection. SQLite's driver keeps its own statement cache.
+ * connection. Nor do lookups of many values in a table that can grow by much between two of
+ * autovacuum's ANALYZEs (the tracked addresses, the memberships, `address_stats` as a tag load or a
+ * follower fills them): a generic plan made while the table was small is kept until the next
+ * ANALYZE, and one lock of 500 tracked addresses read all of the account's rows for each of them
+ * (bench/README.md, change 53). A key's single row, and inserts, have no such choice to get wrong.
+ * SQLite's driver keeps its own statement cache.
  */
 export function prepared(statement: SqlFragment): SqlFragment {
   return new SqlFragment(statement.parts, statement.values, true);

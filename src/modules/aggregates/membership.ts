@@ -1,6 +1,6 @@
 import type { Sql } from '../../database/db.service';
 import { bigSum, type Dialect, forKeyShare, inTexts } from '../../database/dialect';
-import { chunks, list, raw, sql, type SqlFragment } from '../../database/sql';
+import { chunks, list, prepared, raw, sql, type SqlFragment } from '../../database/sql';
 import { binaryOrder } from '../../core/text/binary-order';
 import type { TagPart } from './kept-aggregate';
 import { KEPT_AGGREGATES } from './registry';
@@ -201,14 +201,14 @@ async function changeAggregates(tx: Sql, tagId: number, part: MembersPart, share
 
 /** A key-share lock on the tag's row: answers false for a tag deleted meanwhile. */
 async function keyShareTag(tx: Sql, tagId: number): Promise<boolean> {
-  const found = await tx.query(sql`SELECT id FROM tags WHERE id = ${tagId}${forKeyShare(tx.dialect)}`);
+  const found = await tx.query(prepared(sql`SELECT id FROM tags WHERE id = ${tagId}${forKeyShare(tx.dialect)}`));
   return found.length > 0;
 }
 
 /** The tag's member count as last committed (exact under the tag's lock, a guess before it). */
 async function memberCount(tx: Sql, tagId: number): Promise<number> {
   const [row] = await tx.query<{ address_count: number | string }>(
-    sql`SELECT address_count FROM tag_stats WHERE tag_id = ${tagId}`,
+    prepared(sql`SELECT address_count FROM tag_stats WHERE tag_id = ${tagId}`),
   );
   return Number(row?.address_count ?? 0);
 }

@@ -388,13 +388,15 @@ async function recordHistory(
       ],
       ['bigint', 'text', 'text', 'text', 'text', 'timestamptz'],
     );
-    await tx.execute(sql`INSERT INTO tag_history (account_id, tag, address, action, key_prefix, at) ${values}`);
+    await tx.execute(
+      prepared(sql`INSERT INTO tag_history (account_id, tag, address, action, key_prefix, at) ${values}`),
+    );
   }
 }
 
 /** Every change to a tag's addresses moves its `updated_at` and revision on. */
 export async function membersChanged(tx: Sql, tagId: number, now: string): Promise<void> {
-  await tx.execute(sql`UPDATE tags SET updated_at = ${now}, revision = revision + 1 WHERE id = ${tagId}`);
+  await tx.execute(prepared(sql`UPDATE tags SET updated_at = ${now}, revision = revision + 1 WHERE id = ${tagId}`));
 }
 
 /**
@@ -418,8 +420,8 @@ async function insertTracked(
       ['bigint', 'text', 'timestamptz', 'integer'],
     );
     const rows = await tx.query<{ address: string }>(
-      sql`INSERT INTO tracked_addresses (account_id, address, created_at, tagged) ${values}
-          ON CONFLICT (account_id, address) DO NOTHING RETURNING address`,
+      prepared(sql`INSERT INTO tracked_addresses (account_id, address, created_at, tagged) ${values}
+          ON CONFLICT (account_id, address) DO NOTHING RETURNING address`),
     );
     for (const row of rows) inserted.add(row.address);
   }
@@ -471,8 +473,8 @@ export async function createTag(
   // the way was deleted before it could be read.
   for (;;) {
     const [created] = await tx.query<{ id: number | string }>(
-      sql`INSERT INTO tags (account_id, name, created_at, updated_at) VALUES (${accountId}, ${name}, ${now}, ${now})
-       ON CONFLICT (account_id, name) DO NOTHING RETURNING id`,
+      prepared(sql`INSERT INTO tags (account_id, name, created_at, updated_at) VALUES (${accountId}, ${name}, ${now}, ${now})
+       ON CONFLICT (account_id, name) DO NOTHING RETURNING id`),
     );
     if (created !== undefined) {
       await createTagStats(tx, Number(created.id));
@@ -486,7 +488,7 @@ export async function createTag(
 /** The tag's id, as last committed; undefined when there is no such tag. */
 async function existingTagId(tx: Sql, accountId: number, name: string): Promise<number | undefined> {
   const [found] = await tx.query<{ id: number | string }>(
-    sql`SELECT id FROM tags WHERE account_id = ${accountId} AND name = ${name}`,
+    prepared(sql`SELECT id FROM tags WHERE account_id = ${accountId} AND name = ${name}`),
   );
   return found === undefined ? undefined : Number(found.id);
 }
@@ -508,6 +510,6 @@ async function insertMemberships(
       [chunk.map(() => tagId), chunk.map(() => accountId), chunk, chunk.map(() => now)],
       ['bigint', 'bigint', 'text', 'timestamptz'],
     );
-    await tx.execute(sql`INSERT INTO address_tags (tag_id, account_id, address, created_at) ${values}`);
+    await tx.execute(prepared(sql`INSERT INTO address_tags (tag_id, account_id, address, created_at) ${values}`));
   }
 }

@@ -1,6 +1,6 @@
 import type { Sql } from '../../../database/db.service';
 import { forShare, inTexts, textRows } from '../../../database/dialect';
-import { chunks, sql } from '../../../database/sql';
+import { chunks, prepared, sql } from '../../../database/sql';
 import { binaryOrder } from '../../../core/text/binary-order';
 import { endsOf, positive, signedEnds } from '../changes';
 import type { DataDelta, KeptAggregate, WriteRound } from '../kept-aggregate';
@@ -70,9 +70,9 @@ export async function shareAddressRows(tx: Sql, ordered: readonly string[]): Pro
   const txnCounts = new Map<string, number>();
   for (const chunk of chunks(ordered)) {
     await tx.execute(
-      sql`INSERT INTO address_stats (address, holding_count, txn_count)
+      prepared(sql`INSERT INTO address_stats (address, holding_count, txn_count)
           ${textRows(tx.dialect, [chunk, chunk.map(() => 0), chunk.map(() => 0)], ['text', 'bigint', 'bigint'])}
-          ON CONFLICT (address) DO NOTHING`,
+          ON CONFLICT (address) DO NOTHING`),
     );
     const locked = await tx.query<{ address: string; txn_count: number | string }>(
       sql`SELECT address, txn_count FROM address_stats WHERE address ${inTexts(tx.dialect, chunk)}

@@ -1,6 +1,6 @@
 import type { Sql } from '../../../database/db.service';
 import { forUpdate, textRows } from '../../../database/dialect';
-import { chunks, list, sql, SqlFragment } from '../../../database/sql';
+import { chunks, list, prepared, sql, SqlFragment } from '../../../database/sql';
 import { endsOf, positive, signedEnds } from '../changes';
 import type { DataDelta, KeptAggregate, TagPart, WriteRound } from '../kept-aggregate';
 
@@ -17,9 +17,9 @@ export const tagStats: KeptAggregate = {
   async membersChanged(tx: Sql, tagId: number, part: TagPart, sign: 1 | -1): Promise<void> {
     const held = part.holdings.reduce((sum, row) => sum + row.count, 0);
     await tx.execute(
-      sql`UPDATE tag_stats SET address_count = address_count + ${sign * part.addresses},
+      prepared(sql`UPDATE tag_stats SET address_count = address_count + ${sign * part.addresses},
           holding_count = holding_count + ${sign * held}, txn_count = txn_count + ${sign * part.transactions}
-          WHERE tag_id = ${tagId}`,
+          WHERE tag_id = ${tagId}`),
     );
   },
 };
@@ -119,7 +119,7 @@ export async function lockTags(tx: Sql, tagIds: readonly number[]): Promise<numb
 /** Locks one tag's row; answers its address count, or undefined for a tag deleted meanwhile. */
 export async function lockTag(tx: Sql, tagId: number): Promise<number | undefined> {
   const [tag] = await tx.query<{ address_count: number | string }>(
-    sql`SELECT address_count FROM tag_stats WHERE tag_id = ${tagId}${forUpdate(tx.dialect)}`,
+    prepared(sql`SELECT address_count FROM tag_stats WHERE tag_id = ${tagId}${forUpdate(tx.dialect)}`),
   );
   return tag === undefined ? undefined : Number(tag.address_count);
 }
@@ -127,7 +127,7 @@ export async function lockTag(tx: Sql, tagId: number): Promise<number | undefine
 /** The empty aggregates of a new tag, in the transaction that creates it. */
 export async function createTagStats(tx: Sql, tagId: number): Promise<void> {
   await tx.execute(
-    sql`INSERT INTO tag_stats (tag_id, address_count, holding_count, txn_count) VALUES (${tagId}, 0, 0, 0)
-        ON CONFLICT (tag_id) DO NOTHING`,
+    prepared(sql`INSERT INTO tag_stats (tag_id, address_count, holding_count, txn_count) VALUES (${tagId}, 0, 0, 0)
+        ON CONFLICT (tag_id) DO NOTHING`),
   );
 }
