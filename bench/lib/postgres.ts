@@ -15,11 +15,18 @@ export async function adminQuery(url: string, sql: string): Promise<void> {
 
 /**
  * A database `name` on the cluster (dropped first if it is there), empty or a copy of database
- * `template`; answers its URL.
+ * `template`; answers its URL. A copy is made file by file (`STRATEGY FILE_COPY`, which
+ * checkpoints before and after), not through the WAL as PostgreSQL 15 does by default: a 1M
+ * database copied that way wrote about a gigabyte of WAL, whose checkpoints then ran during the
+ * tag load measured on the copy and counted in PostgreSQL's CPU over it (bench/README.md,
+ * change 53).
  */
 export async function createDatabase(cluster: PgCluster, name: string, template?: string): Promise<string> {
   await adminQuery(cluster.url, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await adminQuery(cluster.url, `CREATE DATABASE ${name}${template === undefined ? '' : ` TEMPLATE ${template}`}`);
+  await adminQuery(
+    cluster.url,
+    `CREATE DATABASE ${name}${template === undefined ? '' : ` TEMPLATE ${template} STRATEGY FILE_COPY`}`,
+  );
   return cluster.url.replace(/\/postgres$/, `/${name}`);
 }
 
