@@ -39,7 +39,7 @@ export function sql(strings: TemplateStringsArray, ...values: unknown[]): SqlFra
  * connection. Nor do lookups of many values in a table that can grow by much between two of
  * autovacuum's ANALYZEs (the tracked addresses, the memberships, `address_stats` as a tag load or a
  * follower fills them): a generic plan made while the table was small is kept until the next
- * ANALYZE, and one lock of 500 tracked addresses read all of the account's rows for each of them
+ * ANALYZE, and the lock of 500 tracked addresses kept reading all of the account's rows that way
  * (bench/README.md, change 53). A key's single row, and inserts, have no such choice to get wrong.
  * SQLite's driver keeps its own statement cache.
  */
