@@ -167,10 +167,7 @@ async function main(): Promise<void> {
   const cluster = await startCluster();
   const stop = () => stopCluster(cluster);
   cleanups.push(stop);
-  if (settings.pgSettings.length > 0) {
-    log(`PostgreSQL settings: ${settings.pgSettings.map(([name, value]) => `${name}=${value}`).join(', ')}`);
-    await applySettings(cluster, settings.pgSettings);
-  }
+  await applySettings(cluster, settings.pgSettings, log);
 
   const postmaster = Number(readFileSync(join(cluster.dir, 'data', 'postmaster.pid'), 'utf8').split('\n', 1)[0]);
 

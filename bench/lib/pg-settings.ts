@@ -19,10 +19,16 @@ export function parseSetting(text: string): [string, string] {
 /**
  * Changes server settings of the throwaway cluster beyond those test/support/pg-cluster.ts
  * starts it with (ALTER SYSTEM, then a restart with the same command line), so that a run can
- * show what a tuned server changes. The cluster runs as the `postgres` user when we are root.
+ * show what a tuned server changes (said through `log` when given). The cluster runs as the
+ * `postgres` user when we are root.
  */
-export async function applySettings(cluster: PgCluster, settings: readonly [string, string][]): Promise<void> {
+export async function applySettings(
+  cluster: PgCluster,
+  settings: readonly [string, string][],
+  log?: (line: string) => void,
+): Promise<void> {
   if (settings.length === 0) return;
+  log?.(`PostgreSQL settings: ${settings.map(([name, value]) => `${name}=${value}`).join(', ')}`);
   const client = new Client({ connectionString: cluster.url });
   await client.connect();
   try {

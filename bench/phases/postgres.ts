@@ -35,10 +35,7 @@ export async function startPostgres(
   log('starting a throwaway PostgreSQL 15 cluster');
   const cluster = await startCluster();
   run.cleanups.push(() => stopCluster(cluster));
-  if (settings.pgSettings.length > 0) {
-    log(`PostgreSQL settings: ${settings.pgSettings.map(([name, value]) => `${name}=${value}`).join(', ')}`);
-    await applySettings(cluster, settings.pgSettings);
-  }
+  await applySettings(cluster, settings.pgSettings, log);
   const machine = await describeMachine(cluster);
   const postgresSettings = await reportSettings(cluster.url, [
     ...new Set([...REPORTED_PG_SETTINGS, ...settings.pgSettings.map(([name]) => name)]),
