@@ -158,7 +158,7 @@ export function render(fragment: SqlFragment, dialect: Dialect): RenderedSql {
 
 /**
  * The length an SQLite list is padded to: the next power of two up to 1,024 (statements name at
- * most ROWS_PER_STATEMENT values at a time); a longer list keeps its length.
+ * most ROWS_PER_STATEMENT or ADDRESSES_PER_STATEMENT values at a time); a longer list keeps its length.
  */
 function paddedLength(count: number): number {
   if (count > PADDED_UP_TO) return count;
@@ -181,4 +181,18 @@ export function chunks<T>(items: readonly T[], size: number = ROWS_PER_STATEMENT
   const result: T[][] = [];
   for (let start = 0; start < items.length; start += size) result.push(items.slice(start, start + size));
   return result;
+}
+
+/**
+ * The most addresses one statement of a membership change names: as many as a request may carry
+ * (1,000), so that each statement of a POST or DELETE of a tag's addresses runs once. Those
+ * statements bind the addresses as one array per column on PostgreSQL (inTexts, textRows) and on
+ * SQLite as a list padded to 1,024 values or one JSON array, far below either database's limit.
+ * In slices of 500 (ROWS_PER_STATEMENT), a full request ran each twice (bench/README.md, change 56).
+ */
+export const ADDRESSES_PER_STATEMENT = 1_000;
+
+/** The addresses (or rows of one address each) in slices of ADDRESSES_PER_STATEMENT. */
+export function addressChunks<T>(items: readonly T[]): T[][] {
+  return chunks(items, ADDRESSES_PER_STATEMENT);
 }

@@ -1,6 +1,6 @@
 import type { Sql } from '../../database/db.service';
 import { bigSum, type Dialect, forKeyShare, inTexts } from '../../database/dialect';
-import { chunks, list, prepared, raw, sql, type SqlFragment } from '../../database/sql';
+import { addressChunks, chunks, list, prepared, raw, sql, type SqlFragment } from '../../database/sql';
 import { binaryOrder } from '../../core/text/binary-order';
 import type { TagPart } from './kept-aggregate';
 import { KEPT_AGGREGATES } from './registry';
@@ -71,7 +71,7 @@ export async function readMembersPart(
   const ordered = [...new Set(addresses)].sort(binaryOrder);
   const transactionCounts = await shareAddressRows(tx, ordered);
   const held = new Map<string, TagPart['holdings'][number]>();
-  for (const chunk of chunks(ordered)) {
+  for (const chunk of addressChunks(ordered)) {
     const holdings = await tx.query<{ chain: string; token_address: string; n: number | string; balance: string }>(
       sql`SELECT chain, token_address, COUNT(*) AS n, ${bigSum(tx.dialect, raw('balance'))} AS balance FROM holdings
           WHERE address ${inTexts(tx.dialect, chunk)} AND balance <> '0' GROUP BY chain, token_address`,
@@ -247,7 +247,7 @@ async function readOtherEnds(
   const counterparties = new Map<string, number>();
   let amongQuiet = 0;
   const count = (other: string, n: number) => counterparties.set(other, (counterparties.get(other) ?? 0) + n);
-  for (const chunk of chunks(quiet)) {
+  for (const chunk of addressChunks(quiet)) {
     const sent = await tx.query<{ other: string; n: number | string }>(
       sql`SELECT to_address AS other, COUNT(*) AS n FROM transactions WHERE from_address ${inTexts(tx.dialect, chunk)}
           AND to_address <> from_address GROUP BY to_address`,
@@ -307,7 +307,7 @@ function senderOnly(dialect: Dialect): SqlFragment {
 /** Transactions from one of the addresses to another one of them (not to itself). */
 async function betweenThemselves(tx: Sql, ordered: readonly string[]): Promise<number> {
   let count = 0;
-  for (const recipients of chunks(ordered)) {
+  for (const recipients of addressChunks(ordered)) {
     for (const senders of chunks(ordered, SENDERS_PER_STATEMENT)) {
       const [row] = await tx.query<{ n: number | string }>(
         sql`SELECT COUNT(*) AS n FROM transactions WHERE to_address ${inTexts(tx.dialect, recipients)}
@@ -340,7 +340,7 @@ async function countWithMembers(
     for (const row of found) shared += counterparties.get(row.address) ?? 0;
     return shared;
   }
-  for (const chunk of chunks([...counterparties.keys()])) {
+  for (const chunk of addressChunks([...counterparties.keys()])) {
     const found = await tx.query<{ address: string }>(
       sql`SELECT address FROM address_tags WHERE tag_id = ${tagId} AND address ${inTexts(tx.dialect, chunk)}`,
     );

@@ -13,7 +13,7 @@ import {
   type MembersPart,
   readMembersPart,
 } from '../aggregates/aggregates.service';
-import { and, chunks, list, prepared, sql } from '../../database/sql';
+import { addressChunks, and, chunks, list, prepared, sql } from '../../database/sql';
 import { settingOnce } from '../../database/settings';
 import { TagScope } from '../../core/tags/tag-scope';
 import { binaryOrder } from '../../core/text/binary-order';
@@ -351,7 +351,7 @@ export async function removeMembers(
   const { tagId } = tag;
   await lockForMembershipChange(tx, tag, addresses);
   const removed: string[] = [];
-  for (const chunk of chunks(addresses)) {
+  for (const chunk of addressChunks(addresses)) {
     const deleted = await tx.query<{ address: string }>(
       sql`DELETE FROM address_tags WHERE tag_id = ${tagId} AND address ${inTexts(tx.dialect, chunk)} RETURNING address`,
     );
@@ -375,7 +375,7 @@ async function recordHistory(
   action: 'added' | 'removed',
   change: Change,
 ): Promise<void> {
-  for (const chunk of chunks(addresses)) {
+  for (const chunk of addressChunks(addresses)) {
     const values = textRows(
       tx.dialect,
       [
@@ -413,7 +413,7 @@ async function insertTracked(
   tagged: 0 | 1,
 ): Promise<Set<string>> {
   const inserted = new Set<string>();
-  for (const chunk of chunks(ordered)) {
+  for (const chunk of addressChunks(ordered)) {
     const values = textRows(
       tx.dialect,
       [chunk.map(() => accountId), chunk, chunk.map(() => now), chunk.map(() => tagged)],
@@ -431,7 +431,7 @@ async function insertTracked(
 /** Those of the addresses that carry the tag (as last committed, before any lock: a guess). */
 async function membersAmong(tx: Sql, tagId: number, ordered: readonly string[]): Promise<Set<string>> {
   const members = new Set<string>();
-  for (const chunk of chunks(ordered)) {
+  for (const chunk of addressChunks(ordered)) {
     const found = await tx.query<{ address: string }>(
       sql`SELECT address FROM address_tags WHERE tag_id = ${tagId} AND address ${inTexts(tx.dialect, chunk)}`,
     );
@@ -443,7 +443,7 @@ async function membersAmong(tx: Sql, tagId: number, ordered: readonly string[]):
 /** The names of each address's tags in the account (exact while its tracked row is locked). */
 async function tagsOfLocked(tx: Sql, accountId: number, ordered: readonly string[]): Promise<Map<string, string[]>> {
   const tags = new Map<string, string[]>();
-  for (const chunk of chunks(ordered)) {
+  for (const chunk of addressChunks(ordered)) {
     const found = await tx.query<{ address: string; name: string }>(
       sql`SELECT a.address, t.name FROM address_tags a JOIN tags t ON t.id = a.tag_id
        WHERE a.account_id = ${accountKey(accountId)} AND a.address ${inTexts(tx.dialect, chunk)}`,
@@ -504,7 +504,7 @@ async function insertMemberships(
   addresses: readonly string[],
   now: string,
 ): Promise<void> {
-  for (const chunk of chunks(addresses)) {
+  for (const chunk of addressChunks(addresses)) {
     const values = textRows(
       tx.dialect,
       [chunk.map(() => tagId), chunk.map(() => accountId), chunk, chunk.map(() => now)],

@@ -1,6 +1,6 @@
 import type { Sql } from '../../../database/db.service';
 import { forShare, inTexts, textRows } from '../../../database/dialect';
-import { chunks, prepared, sql } from '../../../database/sql';
+import { addressChunks, chunks, prepared, sql } from '../../../database/sql';
 import { binaryOrder } from '../../../core/text/binary-order';
 import { endsOf, positive, signedEnds } from '../changes';
 import type { DataDelta, KeptAggregate, WriteRound } from '../kept-aggregate';
@@ -68,7 +68,7 @@ class AddressStatsDelta implements DataDelta {
  */
 export async function shareAddressRows(tx: Sql, ordered: readonly string[]): Promise<Map<string, number>> {
   const txnCounts = new Map<string, number>();
-  for (const chunk of chunks(ordered)) {
+  for (const chunk of addressChunks(ordered)) {
     await tx.execute(
       prepared(sql`INSERT INTO address_stats (address, holding_count, txn_count)
           ${textRows(tx.dialect, [chunk, chunk.map(() => 0), chunk.map(() => 0)], ['text', 'bigint', 'bigint'])}

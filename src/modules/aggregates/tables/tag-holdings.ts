@@ -1,6 +1,6 @@
 import type { Sql } from '../../../database/db.service';
 import { inTexts } from '../../../database/dialect';
-import { chunks, list, rows, sql } from '../../../database/sql';
+import { addressChunks, chunks, list, rows, sql } from '../../../database/sql';
 import { binaryOrder } from '../../../core/text/binary-order';
 import { positive } from '../changes';
 import type { DataDelta, KeptAggregate, TagPart, WriteRound } from '../kept-aggregate';
@@ -23,7 +23,7 @@ export const tagHoldings: KeptAggregate = {
   // PostgreSQL's ON CONFLICT looked every row up once more before inserting it (bench/README.md,
   // change 51).
   async membersJoining(tx: Sql, tagId: number, addresses: readonly string[]): Promise<void> {
-    for (const chunk of chunks(addresses)) {
+    for (const chunk of addressChunks(addresses)) {
       await tx.execute(
         sql`INSERT INTO tag_holdings (tag_id, chain, token_address, address)
             SELECT ${tagId}, chain, token_address, address FROM holdings
@@ -33,7 +33,7 @@ export const tagHoldings: KeptAggregate = {
   },
   async membersChanged(tx: Sql, tagId: number, part: TagPart, sign: 1 | -1): Promise<void> {
     if (sign > 0) return;
-    for (const chunk of chunks(part.members)) {
+    for (const chunk of addressChunks(part.members)) {
       await tx.execute(sql`DELETE FROM tag_holdings WHERE tag_id = ${tagId} AND address ${inTexts(tx.dialect, chunk)}`);
     }
   },

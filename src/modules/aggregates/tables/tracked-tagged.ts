@@ -1,7 +1,7 @@
 import type { Sql } from '../../../database/db.service';
 import { accountKey } from '../../../database/address-sets';
 import { forUpdate, inTextsLookedUp } from '../../../database/dialect';
-import { chunks, sql } from '../../../database/sql';
+import { addressChunks, sql } from '../../../database/sql';
 import type { KeptAggregate, TagPart } from '../kept-aggregate';
 
 /**
@@ -26,7 +26,7 @@ export const trackedTagged: KeptAggregate = {
   async membersChanged(tx: Sql, tagId: number, part: TagPart, sign: 1 | -1): Promise<void> {
     if (sign === 1) return;
     const account = sql`(SELECT account_id FROM tags WHERE id = ${tagId})`;
-    for (const chunk of chunks(part.members)) {
+    for (const chunk of addressChunks(part.members)) {
       await tx.execute(
         sql`UPDATE tracked_addresses SET tagged = 0
             WHERE account_id = ${account} AND address ${inTextsLookedUp(tx.dialect, chunk)} AND tagged = 1
@@ -61,7 +61,7 @@ export const trackedTagged: KeptAggregate = {
  * them: the cap is counted under them, and the `tagged` flag written.
  */
 export async function lockTrackedRows(tx: Sql, accountId: number, ordered: readonly string[]): Promise<void> {
-  for (const chunk of chunks(ordered)) {
+  for (const chunk of addressChunks(ordered)) {
     await tx.query(
       sql`SELECT address FROM tracked_addresses WHERE account_id = ${accountKey(accountId)} AND address ${inTextsLookedUp(tx.dialect, chunk)}
        ORDER BY address${forUpdate(tx.dialect)}`,
@@ -77,7 +77,7 @@ export async function lockTrackedRows(tx: Sql, accountId: number, ordered: reado
  * ones through the partial index.
  */
 export async function flagFirstTags(tx: Sql, accountId: number, addresses: readonly string[]): Promise<void> {
-  for (const chunk of chunks(addresses)) {
+  for (const chunk of addressChunks(addresses)) {
     await tx.execute(
       sql`UPDATE tracked_addresses SET tagged = 1
           WHERE account_id = ${accountKey(accountId)} AND address ${inTextsLookedUp(tx.dialect, chunk)} AND tagged <> 1`,
