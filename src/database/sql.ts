@@ -158,7 +158,8 @@ export function render(fragment: SqlFragment, dialect: Dialect): RenderedSql {
 
 /**
  * The length an SQLite list is padded to: the next power of two up to 1,024 (statements name at
- * most ROWS_PER_STATEMENT or ADDRESSES_PER_STATEMENT values at a time); a longer list keeps its length.
+ * most ROWS_PER_STATEMENT or ADDRESSES_PER_STATEMENT values at a time); a longer list keeps its
+ * length.
  */
 function paddedLength(count: number): number {
   if (count > PADDED_UP_TO) return count;
