@@ -19,7 +19,7 @@
  * `--keep` leaves the cluster running with the imported database (`bench`) and prints its URL, for
  * EXPLAIN work on a bench-sized database; stop it with `pg_ctl -D <dir>/data stop`. `--cluster
  * <dir>` runs `--tag-load` on such a kept cluster's `bench` again, without importing (a 10M import
- * takes about a quarter of an hour), and leaves the cluster running.
+ * takes about a quarter of an hour), and leaves the cluster running with the settings it had.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,7 +28,7 @@ import { type PgCluster, startCluster, stopCluster } from '../test/support/pg-cl
 import { addDatasetOptions, datasetOptionsOf, DatasetOptions } from './dataset/options';
 import { benchLog, Cleanups, runBench } from './lib/lifecycle';
 import { cpuProfileOption, parseCommandLine, pgSettingOption, wholeNumber } from './lib/options';
-import { applySettings } from './lib/pg-settings';
+import { applySettings, resetSettings } from './lib/pg-settings';
 import { createDatabase } from './lib/postgres';
 import { processTreeCpuSeconds, statsVerify } from './lib/processes';
 import type { TagLoad, Throughput } from './lib/report';
@@ -210,6 +210,8 @@ async function main(): Promise<void> {
     result.tagLoads = await tagLoads(run, cluster, postmaster, options.tagLoad, builds);
   }
   if (options.keep === true && kept === undefined) cleanups.remove(stop);
+  // A kept cluster serves later runs: --pg-setting lasts for this one only.
+  if (kept !== undefined && settings.pgSettings.length > 0) await resetSettings(cluster, log);
   if (options.keep === true || kept !== undefined) log(`kept: ${url} (cluster in ${cluster.dir})`);
   await cleanups.run(log);
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

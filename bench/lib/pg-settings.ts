@@ -41,6 +41,26 @@ export async function applySettings(
   } finally {
     await client.end();
   }
+  restart(cluster);
+}
+
+/**
+ * Takes back what applySettings changed (ALTER SYSTEM RESET ALL, then a restart), for a cluster
+ * that outlives the run (`npm run bench:import -- --cluster`).
+ */
+export async function resetSettings(cluster: PgCluster, log?: (line: string) => void): Promise<void> {
+  log?.('PostgreSQL settings: back to those the cluster started with');
+  const client = new Client({ connectionString: cluster.url });
+  await client.connect();
+  try {
+    await client.query('ALTER SYSTEM RESET ALL');
+  } finally {
+    await client.end();
+  }
+  restart(cluster);
+}
+
+function restart(cluster: PgCluster): void {
   const args = ['-D', join(cluster.dir, 'data'), '-l', join(cluster.dir, 'server.log'), '-w', '-t', '60', 'restart'];
   const [file, argv] =
     process.getuid?.() === 0
