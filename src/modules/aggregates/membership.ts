@@ -216,16 +216,14 @@ async function memberCount(tx: Sql, tagId: number): Promise<number> {
 /**
  * Which addresses are busy. A quiet address's transactions are read before the tag's lock and sent
  * to the service, their other ends counted (about a row each); a busy one's are counted against the
- * members under the lock, in the database. An address is busy when it has more than `perMember`
- * transactions per member of the tag and more than `atLeast` in all. A busy one is read there
- * (an index entry each, entries that follow each other) unless it has more than
- * `lookedUpPerMember` transactions per member: then each member is looked up (two index lookups
- * per member, each a descent through the index: about as costly as reading 10 entries at 10M
- * transactions, bench/README.md, change 57). Only the cost depends on these: the property tests
- * run with every address quiet (`perMember` Infinity), every one busy and looked up (all 0), every
- * one busy and read, and all three kinds in one change.
+ * members under the lock, in the database (busyWithMembers: its transactions to members looked up
+ * member by member, those from members read, or also looked up above `lookedUpPerMember`
+ * transactions per member). An address is busy when it has more than `perMember` transactions per
+ * member of the tag and more than `atLeast` in all. Only the cost depends on these: the property
+ * tests run with every address quiet (`perMember` Infinity), every one busy and looked up (all 0),
+ * every one busy and its transactions from members read, and all three kinds in one change.
  */
-export const busyAddresses = { perMember: 4, atLeast: 1_000, lookedUpPerMember: 20 };
+export const busyAddresses = { perMember: 4, atLeast: 1_000, lookedUpPerMember: 40 };
 
 /** Those of the addresses that are busy for a tag of `members` members, in their order. */
 function busyAmong(addresses: readonly string[], transactionCounts: ReadonlyMap<string, number>, members: number) {
@@ -277,10 +275,13 @@ async function readOtherEnds(
 /**
  * The transactions between the busy addresses and the tag's members, in both directions, under the
  * tag's lock: it depends on who the members are. The members are none of the busy addresses, so no
- * transaction is to itself. Each busy address is either read whole in PostgreSQL or SQLite (its
- * index entries against the members: a cost in proportion to its transactions, read in entries
- * that follow each other) or, above `lookedUpPerMember` transactions per member, looked up against
- * each member (two index lookups per member, whatever its history).
+ * transaction is to itself. A busy address's transactions to members are looked up, member by
+ * member (an index lookup each, whatever its history): the only index that starts with the sender
+ * is transactions_by_sender, whose wide entries cost about half a lookup each to read at 10M
+ * transactions, and a busy address has more than `perMember` of them per member. Its transactions
+ * from members are read from transactions_by_pair, whose narrow entries cost a twentieth of a
+ * lookup, unless it has more than `lookedUpPerMember` transactions per member: then they are
+ * looked up too (bench/README.md, change 57).
  */
 async function busyWithMembers(
   tx: Sql,
@@ -290,52 +291,50 @@ async function busyWithMembers(
   members: number,
 ): Promise<number> {
   const lookUpAbove = members * busyAddresses.lookedUpPerMember;
-  const lookedUp = busy.filter((address) => (transactionCounts.get(address) ?? 0) > lookUpAbove);
-  const read = busy.filter((address) => !lookedUp.includes(address));
+  const lookedUp = new Set(busy.filter((address) => (transactionCounts.get(address) ?? 0) > lookUpAbove));
+  const read = busy.filter((address) => !lookedUp.has(address));
   let count = 0;
-  for (const chunk of addressChunks(read)) count += await readWithMembers(tx, tagId, chunk);
-  for (const chunk of chunks(lookedUp, BUSY_PER_STATEMENT)) count += await lookUpMembers(tx, tagId, chunk);
+  for (const chunk of chunks(busy, BUSY_PER_STATEMENT)) count += await lookUpMembers(tx, tagId, chunk, 'to');
+  for (const chunk of chunks([...lookedUp], BUSY_PER_STATEMENT)) count += await lookUpMembers(tx, tagId, chunk, 'from');
+  for (const chunk of addressChunks(read)) count += await readFromMembers(tx, tagId, chunk);
   return count;
 }
 
 /**
- * The addresses' transactions whose other end is a member, from the addresses' own index entries,
- * each other end looked up among the tag's memberships. The addresses' side is planned on its own
+ * The addresses' transactions whose sender is a member, from their entries in transactions_by_pair,
+ * each sender looked up among the tag's memberships. The addresses' entries are read on their own
  * (PostgreSQL's `OFFSET 0`, SQLite's CROSS JOIN), or the planner, which believes a tag has its
  * average number of members, may start from the members and read each member's whole history.
  */
-async function readWithMembers(tx: Sql, tagId: number, busy: readonly string[]): Promise<number> {
+async function readFromMembers(tx: Sql, tagId: number, busy: readonly string[]): Promise<number> {
   const fence = raw(tx.dialect === 'postgres' ? 'OFFSET 0' : '');
   const [row] = await tx.query<{ n: number | string }>(
-    sql`SELECT COUNT(*) AS n FROM (
-          SELECT to_address AS other FROM transactions WHERE from_address ${inTexts(tx.dialect, busy)}
-          UNION ALL SELECT from_address FROM transactions WHERE to_address ${inTexts(tx.dialect, busy)} ${fence}
-        ) AS ends CROSS JOIN address_tags m WHERE m.tag_id = ${tagId} AND m.address = ends.other`,
+    sql`SELECT COUNT(*) AS n FROM (SELECT from_address FROM transactions WHERE to_address ${inTexts(tx.dialect, busy)} ${fence}) AS ends
+        CROSS JOIN address_tags m WHERE m.tag_id = ${tagId} AND m.address = ends.from_address`,
   );
   return Number(row?.n ?? 0);
 }
 
 /**
- * The addresses' transactions with the members, each (member, address) pair looked up in
- * transactions_by_pair (recipient, sender), in both directions. PostgreSQL is given each pair as a
- * subquery of its own (`LATERAL`), the one shape it can only run as a lookup of both columns: given
- * the addresses as `IN (…)` or as a table to join, it reads every entry of each member (for a tag
- * of busy members, their histories) or of each address (bench/README.md, change 57). SQLite looks
- * `IN (…)` on the index's second column up value by value.
+ * The addresses' transactions `to` or `from` the members, each (member, address) pair looked up in
+ * transactions_by_pair (recipient, sender). PostgreSQL is given each pair as a subquery of its own
+ * (`LATERAL`), the one shape it can only run as a lookup of both columns: given the addresses as
+ * `IN (…)` or as a table to join, it reads every entry of each member (for a tag of busy members,
+ * their histories) or of each address (bench/README.md, change 57). SQLite looks `IN (…)` on the
+ * index's second column up value by value.
  */
-async function lookUpMembers(tx: Sql, tagId: number, busy: readonly string[]): Promise<number> {
-  const pairs = (member: string, other: string) =>
+async function lookUpMembers(tx: Sql, tagId: number, busy: readonly string[], members: 'to' | 'from'): Promise<number> {
+  const [member, other] = members === 'to' ? ['to_address', 'from_address'] : ['from_address', 'to_address'];
+  const [row] = await tx.query<{ n: number | string | null }>(
     tx.dialect === 'postgres'
-      ? sql`SELECT SUM(c.n) FROM address_tags m CROSS JOIN unnest(CAST(${busy} AS text[])) AS b(address)
+      ? sql`SELECT SUM(c.n) AS n FROM address_tags m CROSS JOIN unnest(CAST(${busy} AS text[])) AS b(address)
             CROSS JOIN LATERAL (SELECT COUNT(*) AS n FROM transactions t
               WHERE t.${raw(member)} = m.address AND t.${raw(other)} = b.address) AS c
             WHERE m.tag_id = ${tagId}`
-      : sql`SELECT COUNT(*) FROM address_tags m JOIN transactions t ON t.${raw(member)} = m.address
-            AND t.${raw(other)} IN (${list(busy)}) WHERE m.tag_id = ${tagId}`;
-  const [row] = await tx.query<{ sent: number | string | null; received: number | string | null }>(
-    sql`SELECT (${pairs('to_address', 'from_address')}) AS sent, (${pairs('from_address', 'to_address')}) AS received`,
+      : sql`SELECT COUNT(*) AS n FROM address_tags m JOIN transactions t ON t.${raw(member)} = m.address
+            AND t.${raw(other)} IN (${list(busy)}) WHERE m.tag_id = ${tagId}`,
   );
-  return Number(row?.sent ?? 0) + Number(row?.received ?? 0);
+  return Number(row?.n ?? 0);
 }
 
 /** Busy addresses per statement when looked up: each is looked up against every member, so a few at a time. */
