@@ -37,8 +37,8 @@ export interface MembersPart {
 /**
  * The addresses' transactions whose other end is not among them, split by what finding the
  * members among those other ends costs: a quiet address's transactions are read (before the lock)
- * and counted by their other end; a busy one's are found under the lock by looking each member up
- * in transactions_by_pair, so that a busy address costs in proportion to the tag, not to its history.
+ * and counted by their other end; a busy one's are found under the lock through transactions_by_pair
+ * (busyWithMembers), so that a busy address costs in proportion to the tag, not to its history.
  */
 interface OtherEnds {
   counterparties: Map<string, number>;
@@ -294,8 +294,12 @@ async function busyWithMembers(
   const lookedUp = new Set(busy.filter((address) => (transactionCounts.get(address) ?? 0) > lookUpAbove));
   const read = busy.filter((address) => !lookedUp.has(address));
   let count = 0;
-  for (const chunk of chunks(busy, BUSY_PER_STATEMENT)) count += await lookUpMembers(tx, tagId, chunk, 'to');
-  for (const chunk of chunks([...lookedUp], BUSY_PER_STATEMENT)) count += await lookUpMembers(tx, tagId, chunk, 'from');
+  for (const chunk of chunks(busy, BUSY_PER_STATEMENT)) {
+    count += await lookUpMembers(tx, tagId, chunk, 'toMembers');
+  }
+  for (const chunk of chunks([...lookedUp], BUSY_PER_STATEMENT)) {
+    count += await lookUpMembers(tx, tagId, chunk, 'fromMembers');
+  }
   for (const chunk of addressChunks(read)) count += await readFromMembers(tx, tagId, chunk);
   return count;
 }
@@ -316,15 +320,20 @@ async function readFromMembers(tx: Sql, tagId: number, busy: readonly string[]):
 }
 
 /**
- * The addresses' transactions `to` or `from` the members, each (member, address) pair looked up in
+ * The addresses' transactions to or from the members, each (member, address) pair looked up in
  * transactions_by_pair (recipient, sender). PostgreSQL is given each pair as a subquery of its own
  * (`LATERAL`), the one shape it can only run as a lookup of both columns: given the addresses as
  * `IN (…)` or as a table to join, it reads every entry of each member (for a tag of busy members,
  * their histories) or of each address (bench/README.md, change 57). SQLite looks `IN (…)` on the
  * index's second column up value by value.
  */
-async function lookUpMembers(tx: Sql, tagId: number, busy: readonly string[], members: 'to' | 'from'): Promise<number> {
-  const [member, other] = members === 'to' ? ['to_address', 'from_address'] : ['from_address', 'to_address'];
+async function lookUpMembers(
+  tx: Sql,
+  tagId: number,
+  busy: readonly string[],
+  direction: 'toMembers' | 'fromMembers',
+): Promise<number> {
+  const [member, other] = direction === 'toMembers' ? ['to_address', 'from_address'] : ['from_address', 'to_address'];
   const [row] = await tx.query<{ n: number | string | null }>(
     tx.dialect === 'postgres'
       ? sql`SELECT SUM(c.n) AS n FROM address_tags m CROSS JOIN unnest(CAST(${busy} AS text[])) AS b(address)
