@@ -281,7 +281,7 @@ async function readOtherEnds(
  * transactions, and a busy address has more than `perMember` of them per member. Its transactions
  * from members are read from transactions_by_pair, whose narrow entries cost a twentieth of a
  * lookup, unless it has more than `lookedUpPerMember` transactions per member: then they are
- * looked up too (bench/README.md, change 57).
+ * looked up too (bench/README.md, change 57). On SQLite both directions are looked up.
  */
 async function busyWithMembers(
   tx: Sql,
@@ -290,7 +290,9 @@ async function busyWithMembers(
   transactionCounts: ReadonlyMap<string, number>,
   members: number,
 ): Promise<number> {
-  const lookUpAbove = members * busyAddresses.lookedUpPerMember;
+  // SQLite joins without hashing: reading an address's entries would cost a membership lookup for
+  // each of them, more than its lookups of the members. It looks both directions up.
+  const lookUpAbove = tx.dialect === 'postgres' ? members * busyAddresses.lookedUpPerMember : -1;
   const lookedUp = new Set(busy.filter((address) => (transactionCounts.get(address) ?? 0) > lookUpAbove));
   const read = busy.filter((address) => !lookedUp.has(address));
   let count = 0;
@@ -306,15 +308,14 @@ async function busyWithMembers(
 
 /**
  * The addresses' transactions whose sender is a member, from their entries in transactions_by_pair,
- * each sender looked up among the tag's memberships. The addresses' entries are read on their own
- * (PostgreSQL's `OFFSET 0`, SQLite's CROSS JOIN), or the planner, which believes a tag has its
- * average number of members, may start from the members and read each member's whole history.
+ * matched against the tag's memberships (hashed). PostgreSQL only (busyWithMembers). The entries
+ * are read on their own (`OFFSET 0`), or the planner, which believes a tag has its average number
+ * of members, may start from the members and read each member's whole history.
  */
 async function readFromMembers(tx: Sql, tagId: number, busy: readonly string[]): Promise<number> {
-  const fence = raw(tx.dialect === 'postgres' ? 'OFFSET 0' : '');
   const [row] = await tx.query<{ n: number | string }>(
-    sql`SELECT COUNT(*) AS n FROM (SELECT from_address FROM transactions WHERE to_address ${inTexts(tx.dialect, busy)} ${fence}) AS ends
-        CROSS JOIN address_tags m WHERE m.tag_id = ${tagId} AND m.address = ends.from_address`,
+    sql`SELECT COUNT(*) AS n FROM (SELECT from_address FROM transactions WHERE to_address ${inTexts(tx.dialect, busy)} OFFSET 0) AS ends
+        JOIN address_tags m ON m.tag_id = ${tagId} AND m.address = ends.from_address`,
   );
   return Number(row?.n ?? 0);
 }
