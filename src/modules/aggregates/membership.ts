@@ -217,11 +217,12 @@ async function memberCount(tx: Sql, tagId: number): Promise<number> {
  * Which addresses are busy. A quiet address's transactions are read before the tag's lock and sent
  * to the service, their other ends counted (about a row each); a busy one's are counted against the
  * members under the lock, in the database (busyWithMembers: its transactions to members looked up
- * member by member, those from members read, or also looked up above `lookedUpPerMember`
- * transactions per member). An address is busy when it has more than `perMember` transactions per
+ * member by member, those from members read on PostgreSQL, or also looked up above
+ * `lookedUpPerMember` transactions per member, and always on SQLite). An address is busy when it has more than `perMember` transactions per
  * member of the tag and more than `atLeast` in all. Only the cost depends on these: the property
  * tests run with every address quiet (`perMember` Infinity), every one busy and looked up (all 0),
- * every one busy and its transactions from members read, and all three kinds in one change.
+ * every one busy and its transactions from members read (PostgreSQL), and all three kinds in one
+ * change.
  */
 export const busyAddresses = { perMember: 4, atLeast: 1_000, lookedUpPerMember: 40 };
 
