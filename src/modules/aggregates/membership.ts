@@ -324,7 +324,7 @@ async function readFromMembers(tx: Sql, tagId: number, busy: readonly string[]):
 /**
  * The addresses' transactions to or from the members, each (member, address) pair looked up in
  * transactions_by_pair (recipient, sender). PostgreSQL is given each pair as a subquery of its own
- * (`LATERAL`), the one shape it can only run as a lookup of both columns: given the addresses as
+ * (`LATERAL`), a shape it can only run as a lookup of both columns: given the addresses as
  * `IN (…)` or as a table to join, it reads every entry of each member (for a tag of busy members,
  * their histories) or of each address (bench/README.md, change 57). SQLite looks `IN (…)` on the
  * index's second column up value by value.
