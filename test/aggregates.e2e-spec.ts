@@ -33,9 +33,8 @@ const BIG = '9'.repeat(78);
 /**
  * How a tag change finds the transactions between the addresses it adds or removes and the tag's
  * members: reading the addresses' transactions before the tag's lock, or (busy addresses) counting
- * them against the members under it, those to members by looking each member up and those from
- * members by reading the addresses' index entries (`busyRead`; PostgreSQL only, SQLite looks them
- * up) or by looking each member up too.
+ * them against the members under it, by reading the addresses' pair index entries (`busyRead`;
+ * PostgreSQL only, SQLite looks them up) or by looking each member up.
  */
 const LOOKUPS = {
   read: { perMember: Infinity, atLeast: Infinity, lookedUpPerMember: Infinity },

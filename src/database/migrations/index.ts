@@ -20,6 +20,7 @@ import { TagHoldingsUnchecked1763700000130 } from './1763700000130-tag-holdings-
 import { TrackedOrder1763700000140 } from './1763700000140-tracked-order';
 import { TrackedTagged1763700000150 } from './1763700000150-tracked-tagged';
 import { MembershipWrites1763700000160 } from './1763700000160-membership-writes';
+import { SenderPairs1763700000170 } from './1763700000170-sender-pairs';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   TrackedOrder1763700000140,
   TrackedTagged1763700000150,
   MembershipWrites1763700000160,
+  SenderPairs1763700000170,
 ];

@@ -216,13 +216,13 @@ async function memberCount(tx: Sql, tagId: number): Promise<number> {
 /**
  * Which addresses are busy. A quiet address's transactions are read before the tag's lock and sent
  * to the service, their other ends counted (about a row each); a busy one's are counted against the
- * members under the lock, in the database (busyWithMembers: its transactions to members looked up
- * member by member, those from members read on PostgreSQL, or also looked up above
- * `lookedUpPerMember` transactions per member, and always on SQLite). An address is busy when it has more than `perMember` transactions per
- * member of the tag and more than `atLeast` in all. Only the cost depends on these: the property
- * tests run with every address quiet (`perMember` Infinity), every one busy and looked up (all 0),
- * every one busy and its transactions from members read (PostgreSQL), and all three kinds in one
- * change.
+ * members under the lock, in the database (busyWithMembers: its transactions with members read
+ * from its pair index entries on PostgreSQL, or looked up member by member above
+ * `lookedUpPerMember` transactions per member, and always on SQLite). An address is busy when it
+ * has more than `perMember` transactions per member of the tag and more than `atLeast` in all.
+ * Only the cost depends on these: the property tests run with every address quiet (`perMember`
+ * Infinity), every one busy and looked up (all 0), every one busy and read (PostgreSQL), and all
+ * three kinds in one change.
  */
 export const busyAddresses = { perMember: 4, atLeast: 1_000, lookedUpPerMember: 40 };
 
@@ -276,13 +276,14 @@ async function readOtherEnds(
 /**
  * The transactions between the busy addresses and the tag's members, in both directions, under the
  * tag's lock: it depends on who the members are. The members are none of the busy addresses, so no
- * transaction is to itself. A busy address's transactions to members are looked up, member by
- * member (an index lookup each, whatever its history): the only index that starts with the sender
- * is transactions_by_sender, whose wide entries cost about half a lookup each to read at 10M
- * transactions, and a busy address has more than `perMember` of them per member. Its transactions
- * from members are read from transactions_by_pair, whose narrow entries cost a twentieth of a
- * lookup, unless it has more than `lookedUpPerMember` transactions per member: then they are
- * looked up too (bench/README.md, change 57). On SQLite both directions are looked up.
+ * transaction is to itself. On PostgreSQL a busy address's transactions are read from its entries
+ * in the two narrow pair indexes (transactions_by_sender_pair for those it sent, transactions_by_pair
+ * for those it received: about 90 entries a page, a twentieth of a lookup each at 10M
+ * transactions) and matched against the memberships, unless it has more than `lookedUpPerMember`
+ * transactions per member: then each (member, address) pair is looked up, whatever its history
+ * holds (bench/README.md, changes 57 and 58). SQLite joins without hashing: reading an address's
+ * entries would cost a membership lookup for each of them, more than its lookups of the members,
+ * so it looks every pair up.
  */
 async function busyWithMembers(
   tx: Sql,
@@ -291,59 +292,60 @@ async function busyWithMembers(
   transactionCounts: ReadonlyMap<string, number>,
   members: number,
 ): Promise<number> {
-  // SQLite joins without hashing: reading an address's entries would cost a membership lookup for
-  // each of them, more than its lookups of the members. It looks both directions up.
   const lookUpAbove = tx.dialect === 'postgres' ? members * busyAddresses.lookedUpPerMember : -1;
-  const lookedUp = new Set(busy.filter((address) => (transactionCounts.get(address) ?? 0) > lookUpAbove));
-  const read = busy.filter((address) => !lookedUp.has(address));
+  const lookedUp = busy.filter((address) => (transactionCounts.get(address) ?? 0) > lookUpAbove);
+  const read = busy.filter((address) => (transactionCounts.get(address) ?? 0) <= lookUpAbove);
   let count = 0;
-  for (const chunk of chunks(busy, BUSY_PER_STATEMENT)) {
-    count += await lookUpMembers(tx, tagId, chunk, 'toMembers');
+  for (const direction of DIRECTIONS) {
+    for (const chunk of chunks(lookedUp, BUSY_PER_STATEMENT)) count += await lookUpMembers(tx, tagId, chunk, direction);
+    for (const chunk of addressChunks(read)) count += await readWithMembers(tx, tagId, chunk, direction);
   }
-  for (const chunk of chunks([...lookedUp], BUSY_PER_STATEMENT)) {
-    count += await lookUpMembers(tx, tagId, chunk, 'fromMembers');
-  }
-  for (const chunk of addressChunks(read)) count += await readFromMembers(tx, tagId, chunk);
   return count;
 }
 
+/** A busy address's transactions to the members, or from them. */
+type Direction = 'toMembers' | 'fromMembers';
+const DIRECTIONS: readonly Direction[] = ['toMembers', 'fromMembers'];
+
+/** The busy address's column and the member's, for a direction. */
+function endsOf(direction: Direction): [own: string, member: string] {
+  return direction === 'toMembers' ? ['from_address', 'to_address'] : ['to_address', 'from_address'];
+}
+
 /**
- * The addresses' transactions whose sender is a member, from their entries in transactions_by_pair,
- * matched against the tag's memberships (hashed). PostgreSQL only (busyWithMembers). The entries
- * are read on their own (`OFFSET 0`), or the planner, which believes a tag has its average number
- * of members, may start from the members and read each member's whole history.
+ * The addresses' transactions to or from a member, from their entries in the pair index that starts
+ * with their own end, matched against the tag's memberships (hashed). PostgreSQL only
+ * (busyWithMembers). The entries are read on their own (`OFFSET 0`), or the planner, which believes
+ * a tag has its average number of members, may start from the members and read each member's whole
+ * history.
  */
-async function readFromMembers(tx: Sql, tagId: number, busy: readonly string[]): Promise<number> {
+async function readWithMembers(tx: Sql, tagId: number, busy: readonly string[], direction: Direction): Promise<number> {
+  const [own, member] = endsOf(direction);
   const [row] = await tx.query<{ n: number | string }>(
-    sql`SELECT COUNT(*) AS n FROM (SELECT from_address FROM transactions WHERE to_address ${inTexts(tx.dialect, busy)} OFFSET 0) AS ends
-        JOIN address_tags m ON m.tag_id = ${tagId} AND m.address = ends.from_address`,
+    sql`SELECT COUNT(*) AS n FROM (SELECT ${raw(member)} AS other FROM transactions WHERE ${raw(own)} ${inTexts(tx.dialect, busy)} OFFSET 0) AS ends
+        JOIN address_tags m ON m.tag_id = ${tagId} AND m.address = ends.other`,
   );
   return Number(row?.n ?? 0);
 }
 
 /**
- * The addresses' transactions to or from the members, each (member, address) pair looked up in
- * transactions_by_pair (recipient, sender). PostgreSQL is given each pair as a subquery of its own
+ * The addresses' transactions to or from the members, each (member, address) pair looked up in a
+ * pair index (recipient, sender or sender, recipient). PostgreSQL is given each pair as a subquery of its own
  * (`LATERAL`), a shape it can only run as a lookup of both columns: given the addresses as
  * `IN (…)` or as a table to join, it reads every entry of each member (for a tag of busy members,
  * their histories) or of each address (bench/README.md, change 57). SQLite looks `IN (…)` on the
  * index's second column up value by value.
  */
-async function lookUpMembers(
-  tx: Sql,
-  tagId: number,
-  busy: readonly string[],
-  direction: 'toMembers' | 'fromMembers',
-): Promise<number> {
-  const [member, other] = direction === 'toMembers' ? ['to_address', 'from_address'] : ['from_address', 'to_address'];
+async function lookUpMembers(tx: Sql, tagId: number, busy: readonly string[], direction: Direction): Promise<number> {
+  const [own, member] = endsOf(direction);
   const [row] = await tx.query<{ n: number | string | null }>(
     tx.dialect === 'postgres'
       ? sql`SELECT SUM(c.n) AS n FROM address_tags m CROSS JOIN unnest(CAST(${busy} AS text[])) AS b(address)
             CROSS JOIN LATERAL (SELECT COUNT(*) AS n FROM transactions t
-              WHERE t.${raw(member)} = m.address AND t.${raw(other)} = b.address) AS c
+              WHERE t.${raw(member)} = m.address AND t.${raw(own)} = b.address) AS c
             WHERE m.tag_id = ${tagId}`
       : sql`SELECT COUNT(*) AS n FROM address_tags m JOIN transactions t ON t.${raw(member)} = m.address
-            AND t.${raw(other)} IN (${list(busy)}) WHERE m.tag_id = ${tagId}`,
+            AND t.${raw(own)} IN (${list(busy)}) WHERE m.tag_id = ${tagId}`,
   );
   return Number(row?.n ?? 0);
 }
