@@ -8,10 +8,11 @@ import { coveringColumns } from './1763700000010-stats-indexes';
  * transactions are counted by recipient (src/modules/aggregates/membership.ts): through
  * transactions_by_sender, which carried the recipient for that since 1763700000120, each entry
  * also holds the block time and id, 24 entries a page at 10M transactions (3.4 GB, mostly outside
- * PostgreSQL's cache); this index stores a recipient that repeats once per page, about 90 entries a
- * page (669 MB at 10M). The busy addresses' transactions to members are read here too. With it,
- * transactions_by_sender goes back to its listing columns: nothing reads the recipient from it any
- * more, and the import writes one wide entry less per row (bench/README.md, change 58).
+ * PostgreSQL's cache); this index stores a pair that repeats once per page, about 90 entries a
+ * page (669 MB built at once at 10M, 876 MB after the bench's import). The busy addresses'
+ * transactions to members are read here too. With it, transactions_by_sender goes back to its
+ * listing columns (nothing reads the recipient from it any more): the import writes a narrow entry
+ * more per row and a narrower one there (bench/README.md, change 58).
  */
 export class SenderPairs1763700000170 implements MigrationInterface {
   name = 'SenderPairs1763700000170';

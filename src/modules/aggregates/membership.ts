@@ -277,11 +277,11 @@ async function readOtherEnds(
  * The transactions between the busy addresses and the tag's members, in both directions, under the
  * tag's lock: it depends on who the members are. The members are none of the busy addresses, so no
  * transaction is to itself. On PostgreSQL a busy address's transactions are read from its entries
- * in the two narrow pair indexes (transactions_by_sender_pair for those it sent, transactions_by_pair
- * for those it received: about 90 entries a page, a twentieth of a lookup each at 10M
- * transactions) and matched against the memberships, unless it has more than `lookedUpPerMember`
- * transactions per member: then each (member, address) pair is looked up, whatever its history
- * holds (bench/README.md, changes 57 and 58). SQLite joins without hashing: reading an address's
+ * in the two narrow pair indexes (transactions_by_sender_pair for those it sent,
+ * transactions_by_pair for those it received: about 90 entries a page, a twentieth of a lookup
+ * each at 10M transactions) and matched against the memberships, unless it has more than
+ * `lookedUpPerMember` transactions per member: then each (member, address) pair is looked up,
+ * whatever its history holds (bench/README.md, changes 57 and 58). SQLite joins without hashing: reading an address's
  * entries would cost a membership lookup for each of them, more than its lookups of the members,
  * so it looks every pair up.
  */
@@ -330,11 +330,11 @@ async function readWithMembers(tx: Sql, tagId: number, busy: readonly string[], 
 
 /**
  * The addresses' transactions to or from the members, each (member, address) pair looked up in a
- * pair index (recipient, sender or sender, recipient). PostgreSQL is given each pair as a subquery of its own
- * (`LATERAL`), a shape it can only run as a lookup of both columns: given the addresses as
- * `IN (…)` or as a table to join, it reads every entry of each member (for a tag of busy members,
- * their histories) or of each address (bench/README.md, change 57). SQLite looks `IN (…)` on the
- * index's second column up value by value.
+ * pair index. PostgreSQL is given each pair as a subquery of its own (`LATERAL`), a shape it can
+ * only run as a lookup of both columns: given the addresses as `IN (…)` or as a table to join, it
+ * reads every entry of each member (for a tag of busy members, their histories) or of each address
+ * (bench/README.md, change 57). SQLite looks `IN (…)` on the index's second column up value by
+ * value.
  */
 async function lookUpMembers(tx: Sql, tagId: number, busy: readonly string[], direction: Direction): Promise<number> {
   const [own, member] = endsOf(direction);
