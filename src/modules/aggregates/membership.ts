@@ -37,7 +37,7 @@ export interface MembersPart {
 /**
  * The addresses' transactions whose other end is not among them, split by what finding the
  * members among those other ends costs: a quiet address's transactions are read (before the lock)
- * and counted by their other end; a busy one's are found under the lock through transactions_by_pair
+ * and counted by their other end; a busy one's are found under the lock through the pair indexes
  * (busyWithMembers), so that a busy address costs in proportion to the tag, not to its history.
  */
 interface OtherEnds {
@@ -281,9 +281,9 @@ async function readOtherEnds(
  * transactions_by_pair for those it received: about 90 entries a page, a twentieth of a lookup
  * each at 10M transactions) and matched against the memberships, unless it has more than
  * `lookedUpPerMember` transactions per member: then each (member, address) pair is looked up,
- * whatever its history holds (bench/README.md, changes 57 and 58). SQLite joins without hashing: reading an address's
- * entries would cost a membership lookup for each of them, more than its lookups of the members,
- * so it looks every pair up.
+ * whatever its history holds (bench/README.md, changes 57 and 58). SQLite joins without hashing:
+ * reading an address's entries would cost a membership lookup for each of them, more than its
+ * lookups of the members, so it looks every pair up.
  */
 async function busyWithMembers(
   tx: Sql,
