@@ -1,5 +1,5 @@
-import { NATIVE_TOKEN, parseAddress, parseTokenAddress } from '.';
-import { cashAddressTwins } from './output-script';
+import { NATIVE_TOKEN, parseAddress, parseTokenAddress, type ParsedAddress } from '.';
+import { twinsOf } from './output-script';
 import { MOVE_CHAINS } from './token-address';
 import { ChainId } from '../chains/chain-ids';
 import { ApiError } from '../errors';
@@ -26,15 +26,19 @@ export interface ListQuery {
 export function listFilters(query: ListQuery): { chain?: ChainId; address?: string[]; tokenAddress?: string } {
   return {
     chain: query.chain,
-    address: query.address === undefined ? undefined : cashAddressTwins(addressFilter(query.address)),
+    address: query.address === undefined ? undefined : twinsOf(parsedFilter(query.address)),
     tokenAddress: query.token_address === undefined ? undefined : tokenAddressFilter(query.token_address, query.chain),
   };
 }
 
 /** Any address of a supported chain, canonical; a valid address that matches no row simply gives an empty list. */
 export function addressFilter(input: string): string {
+  return parsedFilter(input).canonical;
+}
+
+function parsedFilter(input: string): ParsedAddress {
   const parsed = parseAddress(input);
-  if (parsed.ok) return parsed.address.canonical;
+  if (parsed.ok) return parsed.address;
   throw invalid('address', `Not an address of any supported chain`, input, parsed.reason);
 }
 

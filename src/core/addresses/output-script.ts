@@ -5,7 +5,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bech32, bech32m, createBase58check, hex } from '@scure/base';
 
 import type { ChainId } from '../chains/chain-ids';
-import type { AddressFamily } from './address-families';
+import type { AddressFamily, ParsedAddress } from './address-families';
 import { canonicalAddressOnChain, parseAddress } from './address-parser';
 
 /**
@@ -93,16 +93,20 @@ export function addressOfScript(chain: ChainId, script: string): string | undefi
  * §13). For either form, both canonical forms `[legacy, cashaddr]`; for anything else (including a
  * 32-byte CashAddr P2SH, which has no legacy form) `[canonical]`.
  */
-export function cashAddressTwins(canonical: string): string[] {
-  const parsed = parseAddress(canonical);
-  if (!parsed.ok) return [canonical];
-  const { family, canonical: address } = parsed.address;
-  if (family !== 'bitcoin_legacy' && family !== 'bitcoin_cash') return [address];
-  const destination = destinationOfAddress('bitcoincash', family, address);
-  if (destination === undefined || destination.kind === 'p2sh32' || destination.kind === 'witness') return [address];
-  const legacy = addressOfDestination('bitcoin', destination);
-  const cash = addressOfDestination('bitcoincash', destination);
-  return legacy === undefined || cash === undefined ? [address] : [legacy, cash];
+export function cashAddressTwins(input: string): string[] {
+  const parsed = parseAddress(input);
+  return parsed.ok ? twinsOf(parsed.address) : [input];
+}
+
+/** cashAddressTwins of an address already parsed: only the other form is derived. */
+export function twinsOf(parsed: ParsedAddress): string[] {
+  const { family, canonical } = parsed;
+  if (family !== 'bitcoin_legacy' && family !== 'bitcoin_cash') return [canonical];
+  const destination = destinationOfAddress('bitcoincash', family, canonical);
+  if (destination === undefined || destination.kind === 'p2sh32' || destination.kind === 'witness') return [canonical];
+  const twin = addressOfDestination(family === 'bitcoin_legacy' ? 'bitcoincash' : 'bitcoin', destination);
+  if (twin === undefined) return [canonical];
+  return family === 'bitcoin_legacy' ? [canonical, twin] : [twin, canonical];
 }
 
 function destinationOfAddress(chain: UtxoChain, family: AddressFamily, address: string): Destination | undefined {
