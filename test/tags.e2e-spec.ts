@@ -1,5 +1,5 @@
 import { Db } from '../src/database/db.service';
-import { evmAddress, evmAddresses, FAMILY_EXAMPLES, tagNames } from './support/addresses';
+import { evmAddress, evmAddresses, evmAddressWithBadChecksum, FAMILY_EXAMPLES, tagNames } from './support/addresses';
 import { DATABASES, freshDatabase, startOnFreshDatabase, startTestApp, TestApp } from './support/test-app';
 import { raw, sql } from '../src/database/sql';
 import { untilWaitingForLock, whileRowsLocked } from './support/row-locks';
@@ -198,11 +198,7 @@ describe.each(DATABASES)('tags on %s', (kind) => {
     });
 
     it('names every invalid address in details, including a bad EIP-55 checksum', async () => {
-      const good = evmAddress().checksummed;
-      const letter = good.slice(2).search(/[a-fA-F]/) + 2;
-      const flipped =
-        good[letter] === good[letter]!.toLowerCase() ? good[letter].toUpperCase() : good[letter]!.toLowerCase();
-      const badChecksum = good.slice(0, letter) + flipped + good.slice(letter + 1);
+      const { good, badChecksum } = evmAddressWithBadChecksum();
       const response = await alice().post('/v2/tags/valid_tag', ['nonsense', good, badChecksum]);
       expect(response.status).toBe(400);
       expect(response.body.code).toBe('INVALID_ADDRESS');

@@ -8,6 +8,24 @@ export function evmAddress(): { checksummed: string; canonical: string } {
   return { checksummed, canonical: checksummed.toLowerCase() };
 }
 
+/**
+ * A fresh EVM address, checksummed, and the same with the case of one letter flipped so that its
+ * checksum is wrong. The letter is one whose case another letter shares, so the spelling stays
+ * mixed-case: an all-lowercase or all-uppercase spelling carries no checksum and is valid.
+ */
+export function evmAddressWithBadChecksum(): { good: string; badChecksum: string } {
+  for (;;) {
+    const good = evmAddress().checksummed;
+    const letters = [...good.slice(2)].flatMap((char, index) => (/[a-f]/i.test(char) ? [index + 2] : []));
+    const isUpper = (index: number) => good[index] === good[index]!.toUpperCase();
+    const index = letters.find((at) => letters.some((other) => other !== at && isUpper(other) === isUpper(at)));
+    if (index === undefined) continue;
+    const letter = good[index]!;
+    const flipped = isUpper(index) ? letter.toLowerCase() : letter.toUpperCase();
+    return { good, badChecksum: good.slice(0, index) + flipped + good.slice(index + 1) };
+  }
+}
+
 export function evmAddresses(count: number): string[] {
   return Array.from({ length: count }, () => evmAddress().canonical);
 }
