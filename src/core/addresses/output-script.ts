@@ -103,7 +103,7 @@ export function twinsOf(parsed: ParsedAddress): string[] {
   const { family, canonical } = parsed;
   if (family !== 'bitcoin_legacy' && family !== 'bitcoin_cash') return [canonical];
   const destination = destinationOfAddress('bitcoincash', family, canonical);
-  if (destination === undefined || destination.kind === 'p2sh32' || destination.kind === 'witness') return [canonical];
+  if (destination === undefined || destination.kind === 'p2sh32') return [canonical];
   const twin = addressOfDestination(family === 'bitcoin_legacy' ? 'bitcoincash' : 'bitcoin', destination);
   if (twin === undefined) return [canonical];
   return family === 'bitcoin_legacy' ? [canonical, twin] : [twin, canonical];
