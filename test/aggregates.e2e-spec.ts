@@ -3,7 +3,13 @@ import { ApiError } from '../src/core/errors';
 import { parseAddress, type ParsedAddress } from '../src/core/addresses';
 import type { RecordInput } from '../src/core/records/record-input';
 import { totalUsd } from '../src/core/money/valuation';
-import { AggregateWrite, busyAddresses, findDrift, keptTables } from '../src/modules/aggregates/aggregates.service';
+import {
+  AggregateWrite,
+  busyAddresses,
+  findDrift,
+  keptTables,
+  pairedAddresses,
+} from '../src/modules/aggregates/aggregates.service';
 import { Db } from '../src/database/db.service';
 import { raw, sql } from '../src/database/sql';
 import { RecordSink } from '../src/modules/ingest/sink/record-sink';
@@ -34,18 +40,31 @@ const BIG = '9'.repeat(78);
  * How a tag change finds the transactions between the addresses it adds or removes and the tag's
  * members: reading the addresses' transactions before the tag's lock, or (busy addresses) counting
  * them against the members under it, by reading the addresses' pair index entries (`busyRead`;
- * PostgreSQL only, SQLite looks them up) or by looking each member up.
+ * PostgreSQL only, SQLite looks them up) or by looking each member up; and between two paired
+ * addresses (`pairedAbove`: paired by the data write that takes them over it), from their kept
+ * counts.
  */
 const LOOKUPS = {
-  read: { perMember: Infinity, atLeast: Infinity, lookedUpPerMember: Infinity },
-  lookup: { perMember: 0, atLeast: 0, lookedUpPerMember: 0 },
-  busyRead: { perMember: 0, atLeast: 0, lookedUpPerMember: Infinity },
+  read: { perMember: Infinity, atLeast: Infinity, lookedUpPerMember: Infinity, pairedAbove: Infinity },
+  lookup: { perMember: 0, atLeast: 0, lookedUpPerMember: 0, pairedAbove: Infinity },
+  busyRead: { perMember: 0, atLeast: 0, lookedUpPerMember: Infinity, pairedAbove: Infinity },
   // Addresses with two transactions or fewer read before the lock; of the others, those with more
   // transactions than the tag has members looked up, the rest read under the lock: all in one change.
-  mixed: { perMember: 0, atLeast: 2, lookedUpPerMember: 1 },
+  mixed: { perMember: 0, atLeast: 2, lookedUpPerMember: 1, pairedAbove: Infinity },
+  // Every address paired by its first transaction, busy and looked up.
+  pairedLookup: { perMember: 0, atLeast: 0, lookedUpPerMember: 0, pairedAbove: 0 },
+  // Addresses paired once they have two transactions, while others are not: all kinds in one change.
+  pairedMixed: { perMember: 0, atLeast: 2, lookedUpPerMember: 1, pairedAbove: 1 },
 } as const;
 type Lookup = keyof typeof LOOKUPS;
 const DEFAULT_LOOKUP = { ...busyAddresses };
+const DEFAULT_PAIRED = { ...pairedAddresses };
+
+function useLookup(lookup: Lookup): void {
+  const { pairedAbove, ...busy } = LOOKUPS[lookup];
+  Object.assign(busyAddresses, busy);
+  pairedAddresses.above = pairedAbove;
+}
 
 type Step =
   | { kind: 'import'; records: RecordInput[] }
@@ -206,7 +225,7 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
   });
 
   async function reset(): Promise<void> {
-    for (const table of ['address_tags', 'tags', 'tracked_addresses', 'holdings', 'transactions']) {
+    for (const table of ['address_tags', 'tags', 'tracked_addresses', 'holdings', 'transactions', 'paired_addresses']) {
       await db.execute(sql`DELETE FROM ${raw(table)}`);
     }
     // Every kept table, whatever the registry holds.
@@ -257,15 +276,16 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
 
   afterEach(() => {
     Object.assign(busyAddresses, DEFAULT_LOOKUP);
+    Object.assign(pairedAddresses, DEFAULT_PAIRED);
   });
 
   it('stay equal to the reference after every step of random imports and tag changes', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom<Lookup>('read', 'lookup', 'busyRead', 'mixed'),
+        fc.constantFrom<Lookup>(...(Object.keys(LOOKUPS) as Lookup[])),
         fc.array(step, { minLength: 1, maxLength: 8 }),
         async (lookup, steps) => {
-          Object.assign(busyAddresses, LOOKUPS[lookup]);
+          useLookup(lookup);
           await reset();
           for (const s of steps) {
             await apply(s);
@@ -280,7 +300,7 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
   it.each(Object.keys(LOOKUPS) as Lookup[])(
     'count a transfer between two members once, whichever joined first and whichever end it is (%s)',
     async (lookup) => {
-      Object.assign(busyAddresses, LOOKUPS[lookup]);
+      useLookup(lookup);
       await reset();
       const [a, b] = [ADDRESSES[0]!, ADDRESSES[1]!];
       const alice = accountIds.get('alice')!;
@@ -308,7 +328,7 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
   it.each(Object.keys(LOOKUPS) as Lookup[])(
     'count a big tag against few new counterparties, and an address with no row yet, exactly (%s)',
     async (lookup) => {
-      Object.assign(busyAddresses, LOOKUPS[lookup]);
+      useLookup(lookup);
       await reset();
       const crowd = Array.from({ length: 14 }, (_v, index) => evmAddress(`aggregates-big-${index}`));
       const [newcomer, stranger, quiet] = [
@@ -384,6 +404,61 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
     await expectExact();
     // The members' four with the exchange, the one between member and partner, the newcomer's to member.
     expect(await stats.forScope({ ...scope, revision: 1 })).toMatchObject({ address_count: 3, txn_count: 6 });
+  });
+
+  it('pair addresses as a write takes them over the threshold, count each pair once, and take a rewind off', async () => {
+    await reset();
+    pairedAddresses.above = 2;
+    const [a, b, c] = ['a', 'b', 'c'].map((name) => evmAddress(`aggregates-pair-${name}`)) as [
+      TestAddress,
+      TestAddress,
+      TestAddress,
+    ];
+    const alice = accountIds.get('alice')!;
+    const later = (record: RecordInput): RecordInput => ({ ...record, block_number: 5 });
+    // A round per record: b goes over two transactions in the third, a in the fourth; c stays at two.
+    await sink.write(
+      oneBatch([
+        transfer('pair-1', a, b),
+        transfer('pair-2', b, c),
+        transfer('pair-3', a, b),
+        later(transfer('pair-4', b, a)),
+        later(transfer('pair-5', a, c)),
+      ]),
+      { policy: 'whole-input', changesPerRound: 1, rowsPerBatch: 1 },
+    );
+    const pairs = async () =>
+      (
+        await db.query<{ from_address: string; to_address: string; n: number | string }>(
+          sql`SELECT from_address, to_address, n FROM address_pairs WHERE n <> 0 ORDER BY from_address, to_address`,
+        )
+      ).map((row) => [row.from_address, row.to_address, Number(row.n)]);
+    const paired = await db.query<{ address: string }>(sql`SELECT address FROM paired_addresses ORDER BY address`);
+    expect(paired.map((row) => row.address)).toEqual([a.canonical, b.canonical].sort());
+    expect(await pairs()).toEqual(
+      [
+        [a.canonical, b.canonical, 2],
+        [b.canonical, a.canonical, 1],
+      ].sort((x, y) => String(x[0]).localeCompare(String(y[0]))),
+    );
+    expect(await findDrift(db)).toEqual([]);
+    // Joined together, then c against their pairs: every transaction once.
+    await tags.assign(alice, 'alpha_tag', parsed([a, b]), 'test_key');
+    await tags.assign(alice, 'alpha_tag', parsed([c]), 'test_key');
+    await expectExact();
+    const [tag] = await db.query<{ id: number | string }>(sql`SELECT id FROM tags WHERE account_id = ${alice}`);
+    const scope = { kind: 'tag' as const, accountId: alice, tagId: Number(tag!.id), revision: 0 };
+    expect(await stats.forScope(scope)).toMatchObject({ address_count: 3, txn_count: 5 });
+    // The rewind takes b's transaction to a off its pair; a and b stay paired below the threshold.
+    await sink.rewind('ethereum', 4n, []);
+    expect(await pairs()).toEqual([[a.canonical, b.canonical, 2]]);
+    await expectExact();
+    await tags.removeFrom(alice, 'alpha_tag', parsed([a]), 'test_key');
+    await apply({ kind: 'import', records: [transfer('pair-6', a, b)] });
+    await tags.assign(alice, 'alpha_tag', parsed([a]), 'test_key');
+    expect(await pairs()).toEqual([[a.canonical, b.canonical, 3]]);
+    await expectExact();
+    expect(await stats.forScope({ ...scope, revision: 3 })).toMatchObject({ address_count: 3, txn_count: 4 });
   });
 
   it('stay exact when an import updates them in many rounds', async () => {
@@ -483,7 +558,7 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
     it.each(Object.keys(LOOKUPS) as Lookup[])(
       'stay exact under concurrent imports and tag changes (%s)',
       async (lookup) => {
-        Object.assign(busyAddresses, LOOKUPS[lookup]);
+        useLookup(lookup);
         await reset();
         const crowd = Array.from({ length: 40 }, (_v, index) => evmAddress(`aggregates-crowd-${index}`));
         const alice = accountIds.get('alice')!;
@@ -634,7 +709,7 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
       for (let round = 0; round < 4; round += 1) {
         // The requests that waited for the tag's creation find it with members: each way of finding
         // their transactions with them in turn.
-        Object.assign(busyAddresses, LOOKUPS[(['read', 'lookup', 'busyRead', 'mixed'] as const)[round % 4]!]);
+        useLookup((['read', 'pairedLookup', 'busyRead', 'pairedMixed'] as const)[round % 4]!);
         const tag = `fresh_tag_${round}`;
         const slice = (from: number, length: number) => parsed(crowd.slice(from, from + length));
         const results = await Promise.allSettled([

@@ -21,6 +21,7 @@ import { TrackedOrder1763700000140 } from './1763700000140-tracked-order';
 import { TrackedTagged1763700000150 } from './1763700000150-tracked-tagged';
 import { MembershipWrites1763700000160 } from './1763700000160-membership-writes';
 import { SenderPairs1763700000170 } from './1763700000170-sender-pairs';
+import { AddressPairs1763700000180 } from './1763700000180-address-pairs';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   TrackedTagged1763700000150,
   MembershipWrites1763700000160,
   SenderPairs1763700000170,
+  AddressPairs1763700000180,
 ];

@@ -16,5 +16,6 @@ export {
   readMembersPart,
   type MembersPart,
 } from './membership';
+export { pairedAddresses } from './tables/address-pairs';
 export { createTagStats } from './tables/tag-stats';
 export { flagFirstTags, lockTrackedRows } from './tables/tracked-tagged';

@@ -4,6 +4,7 @@ import { addressChunks, chunks, list, prepared, raw, sql, type SqlFragment } fro
 import { binaryOrder } from '../../core/text/binary-order';
 import type { TagPart } from './kept-aggregate';
 import { KEPT_AGGREGATES } from './registry';
+import { pairedAmong } from './tables/address-pairs';
 import { shareAddressRows } from './tables/address-stats';
 import { lockTag, lockTags } from './tables/tag-stats';
 import { lockTrackedRows } from './tables/tracked-tagged';
@@ -21,6 +22,11 @@ export interface MembersPart {
   transactions: number;
   /** Each address's kept transaction count (exact while its address_stats row is share-locked). */
   transactionCounts: ReadonlyMap<string, number>;
+  /**
+   * Those with transactions that are paired (address_pairs): fixed while their rows are
+   * share-locked, since only a data write that changes an address's count pairs it.
+   */
+  paired: ReadonlySet<string>;
   /**
    * Those whose transactions with the members are looked up under the tag's lock (busyAddresses),
    * chosen by the member count read before the lock; in binary order.
@@ -87,6 +93,7 @@ export async function readMembersPart(
   // An address without transactions is an end of none.
   const active = ordered.filter((address) => (transactionCounts.get(address) ?? 0) > 0);
   const ends = active.reduce((sum, address) => sum + transactionCounts.get(address)!, 0);
+  const paired = active.length > 0 ? await pairedAmong(tx, active) : new Set<string>();
   const members = created ? 0 : await memberCount(tx, tagId);
   const busy = busyAmong(active, transactionCounts, members);
   const otherEnds = members > 0 ? await readOtherEnds(tx, ordered, transactionCounts, busy) : undefined;
@@ -94,8 +101,8 @@ export async function readMembersPart(
   // among themselves are looked up.
   const among =
     otherEnds === undefined
-      ? await betweenThemselves(tx, active)
-      : otherEnds.amongQuiet + (await betweenThemselves(tx, otherEnds.busy));
+      ? await betweenThemselves(tx, active, paired)
+      : otherEnds.amongQuiet + (await betweenThemselves(tx, otherEnds.busy, paired));
   return {
     addresses: ordered,
     holdings: [...held.values()].sort(
@@ -103,6 +110,7 @@ export async function readMembersPart(
     ),
     transactions: ends - among,
     transactionCounts,
+    paired,
     busy,
     otherEnds,
   };
@@ -179,7 +187,7 @@ async function sharedWithMembers(
   if (otherEnds === undefined) return 0;
   return (
     (await countWithMembers(tx, tagId, otherEnds.counterparties, members)) +
-    (await busyWithMembers(tx, tagId, otherEnds.busy, part.transactionCounts, members))
+    (await busyWithMembers(tx, tagId, otherEnds.busy, part, members))
   );
 }
 
@@ -281,23 +289,32 @@ async function readOtherEnds(
  * transactions_by_pair for those it received: about 90 entries a page, a twentieth of a lookup
  * each at 10M transactions) and matched against the memberships, unless it has more than
  * `lookedUpPerMember` transactions per member: then each (member, address) pair is looked up,
- * whatever its history holds (bench/README.md, changes 57 and 58). SQLite joins without hashing:
- * reading an address's entries would cost a membership lookup for each of them, more than its
- * lookups of the members, so it looks every pair up.
+ * whatever its history holds (bench/README.md, changes 57 and 58), and for a paired address its
+ * paired members' transactions are read from their kept counts instead (lookUpMembers). SQLite
+ * joins without hashing: reading an address's entries would cost a membership lookup for each of
+ * them, more than its lookups of the members, so it looks every pair up.
  */
 async function busyWithMembers(
   tx: Sql,
   tagId: number,
   busy: readonly string[],
-  transactionCounts: ReadonlyMap<string, number>,
+  part: Pick<MembersPart, 'transactionCounts' | 'paired'>,
   members: number,
 ): Promise<number> {
   const lookUpAbove = tx.dialect === 'postgres' ? members * busyAddresses.lookedUpPerMember : -1;
-  const lookedUp = busy.filter((address) => (transactionCounts.get(address) ?? 0) > lookUpAbove);
-  const read = busy.filter((address) => (transactionCounts.get(address) ?? 0) <= lookUpAbove);
+  const counted = (address: string) => part.transactionCounts.get(address) ?? 0;
+  const read = busy.filter((address) => counted(address) <= lookUpAbove);
+  const lookedUp = busy.filter((address) => counted(address) > lookUpAbove);
+  const [paired, unpaired] = [
+    lookedUp.filter((address) => part.paired.has(address)),
+    lookedUp.filter((address) => !part.paired.has(address)),
+  ];
   let count = 0;
   for (const direction of DIRECTIONS) {
-    for (const chunk of chunks(lookedUp, BUSY_PER_STATEMENT)) count += await lookUpMembers(tx, tagId, chunk, direction);
+    for (const chunk of chunks(unpaired, BUSY_PER_STATEMENT)) count += await lookUpMembers(tx, tagId, chunk, direction);
+    for (const chunk of chunks(paired, BUSY_PER_STATEMENT)) {
+      count += await lookUpMembers(tx, tagId, chunk, direction, true);
+    }
     for (const chunk of addressChunks(read)) count += await readWithMembers(tx, tagId, chunk, direction);
   }
   return count;
@@ -335,18 +352,37 @@ async function readWithMembers(tx: Sql, tagId: number, busy: readonly string[], 
  * reads every entry of each member (for a tag of busy members, their histories) or of each address
  * (bench/README.md, change 57). SQLite looks `IN (…)` on the index's second column up value by
  * value.
+ *
+ * `paired`: the addresses are paired, so their transactions with a paired member are its kept
+ * count in address_pairs, and only the other members are looked up. In one statement, so that a
+ * member that a data write pairs meanwhile is counted one way or the other: its transactions with
+ * the addresses do not change while their rows are share-locked, and its pairs appear when it does.
  */
-async function lookUpMembers(tx: Sql, tagId: number, busy: readonly string[], direction: Direction): Promise<number> {
+async function lookUpMembers(
+  tx: Sql,
+  tagId: number,
+  busy: readonly string[],
+  direction: Direction,
+  paired = false,
+): Promise<number> {
   const [own, member] = endsOf(direction);
-  const [row] = await tx.query<{ n: number | string | null }>(
+  const unpairedOnly = paired
+    ? sql`AND NOT EXISTS (SELECT 1 FROM paired_addresses q WHERE q.address = m.address)`
+    : sql``;
+  const lookedUp =
     tx.dialect === 'postgres'
-      ? sql`SELECT SUM(c.n) AS n FROM address_tags m CROSS JOIN unnest(CAST(${busy} AS text[])) AS b(address)
+      ? sql`SELECT COALESCE(SUM(c.n), 0) FROM address_tags m CROSS JOIN unnest(CAST(${busy} AS text[])) AS b(address)
             CROSS JOIN LATERAL (SELECT COUNT(*) AS n FROM transactions t
               WHERE t.${raw(member)} = m.address AND t.${raw(own)} = b.address) AS c
-            WHERE m.tag_id = ${tagId}`
-      : sql`SELECT COUNT(*) AS n FROM address_tags m JOIN transactions t ON t.${raw(member)} = m.address
-            AND t.${raw(own)} IN (${list(busy)}) WHERE m.tag_id = ${tagId}`,
-  );
+            WHERE m.tag_id = ${tagId} ${unpairedOnly}`
+      : sql`SELECT COUNT(*) FROM address_tags m JOIN transactions t ON t.${raw(member)} = m.address
+            AND t.${raw(own)} IN (${list(busy)}) WHERE m.tag_id = ${tagId} ${unpairedOnly}`;
+  const kept = paired
+    ? sql` + (SELECT COALESCE(SUM(p.n), 0) FROM address_pairs p
+          JOIN address_tags m ON m.tag_id = ${tagId} AND m.address = p.${raw(member)}
+          WHERE p.${raw(own)} ${inTexts(tx.dialect, busy)})`
+    : sql``;
+  const [row] = await tx.query<{ n: number | string | null }>(sql`SELECT (${lookedUp})${kept} AS n`);
   return Number(row?.n ?? 0);
 }
 
@@ -366,10 +402,24 @@ function senderOnly(dialect: Dialect): SqlFragment {
   return dialect === 'sqlite' ? raw('+from_address') : raw('from_address');
 }
 
-/** Transactions from one of the addresses to another one of them (not to itself). */
-async function betweenThemselves(tx: Sql, ordered: readonly string[]): Promise<number> {
+/**
+ * Transactions from one of the addresses to another one of them (not to itself), in three parts:
+ * between two paired ones, their kept counts; to an unpaired one, from its received entries; from
+ * an unpaired one to a paired one, from its sent entries. So no paired address's entries are read:
+ * only those of addresses with at most `pairedAddresses.above` transactions, unless an address
+ * went over that without a write pairing it yet (a paired address's count may fall below it).
+ * `paired`: those of the addresses that are paired.
+ */
+async function betweenThemselves(tx: Sql, ordered: readonly string[], paired: ReadonlySet<string>): Promise<number> {
+  const both = ordered.filter((address) => paired.has(address));
+  const unpaired = both.length === 0 ? ordered : ordered.filter((address) => !paired.has(address));
   let count = 0;
-  for (const recipients of addressChunks(ordered)) {
+  if (both.length > 1) {
+    for (const senders of addressChunks(both)) {
+      for (const recipients of chunks(both, SENDERS_PER_STATEMENT)) count += await keptBetween(tx, senders, recipients);
+    }
+  }
+  for (const recipients of addressChunks(unpaired)) {
     for (const senders of chunks(ordered, SENDERS_PER_STATEMENT)) {
       const [row] = await tx.query<{ n: number | string }>(
         sql`SELECT COUNT(*) AS n FROM transactions WHERE to_address ${inTexts(tx.dialect, recipients)}
@@ -378,7 +428,44 @@ async function betweenThemselves(tx: Sql, ordered: readonly string[]): Promise<n
       count += Number(row?.n ?? 0);
     }
   }
+  if (both.length > 0) {
+    for (const senders of addressChunks(unpaired)) {
+      for (const recipients of chunks(both, SENDERS_PER_STATEMENT)) count += await sentTo(tx, senders, recipients);
+    }
+  }
   return count;
+}
+
+/**
+ * The kept transactions from the senders to the recipients, all of them paired. Read from the
+ * senders' rows and matched against the recipients: given both lists against the key, PostgreSQL
+ * may look every pair up.
+ */
+async function keptBetween(tx: Sql, senders: readonly string[], recipients: readonly string[]): Promise<number> {
+  const [row] = await tx.query<{ n: number | string | null }>(
+    tx.dialect === 'postgres'
+      ? sql`SELECT SUM(p.n) AS n FROM (SELECT to_address, n FROM address_pairs
+            WHERE from_address ${inTexts(tx.dialect, senders)} OFFSET 0) AS p WHERE p.to_address ${inTexts(tx.dialect, recipients)}`
+      : sql`SELECT SUM(n) AS n FROM address_pairs WHERE from_address IN (${list(senders)})
+            AND +to_address IN (${list(recipients)})`,
+  );
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * Transactions from the senders to the recipients (none of them a sender), from the senders'
+ * entries in transactions_by_sender_pair, matched against the recipients (paired, with long
+ * histories whose entries are not read).
+ */
+async function sentTo(tx: Sql, senders: readonly string[], recipients: readonly string[]): Promise<number> {
+  const [row] = await tx.query<{ n: number | string }>(
+    tx.dialect === 'postgres'
+      ? sql`SELECT COUNT(*) AS n FROM (SELECT to_address FROM transactions
+            WHERE from_address ${inTexts(tx.dialect, senders)} OFFSET 0) AS sent WHERE sent.to_address ${inTexts(tx.dialect, recipients)}`
+      : sql`SELECT COUNT(*) AS n FROM transactions WHERE from_address IN (${list(senders)})
+            AND +to_address IN (${list(recipients)})`,
+  );
+  return Number(row?.n ?? 0);
 }
 
 /** A tag with at most this many times as many members as counterparties is read whole, rather than probed. */

@@ -1,4 +1,5 @@
 import type { KeptAggregate } from './kept-aggregate';
+import { addressPairs } from './tables/address-pairs';
 import { addressStats } from './tables/address-stats';
 import { tagBalances } from './tables/tag-balances';
 import { tagHoldings } from './tables/tag-holdings';
@@ -15,6 +16,7 @@ import { trackedTagged } from './tables/tracked-tagged';
  */
 export const KEPT_AGGREGATES: readonly KeptAggregate[] = [
   addressStats,
+  addressPairs,
   trackedTagged,
   tagStats,
   tagBalances,
