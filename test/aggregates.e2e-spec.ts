@@ -138,7 +138,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   },
 );
 
-function transfer(id: string, from: TestAddress, to: TestAddress, time = TIMES[0]!): RecordInput {
+function transfer(id: string, from: TestAddress, to: TestAddress, time = TIMES[0]!, block = 1): RecordInput {
   return {
     type: 'transaction',
     id,
@@ -148,8 +148,8 @@ function transfer(id: string, from: TestAddress, to: TestAddress, time = TIMES[0
     to_address: to.input,
     value: '1',
     tx_hash: `0x${id}`,
-    block_number: 1,
-    block_hash: '0xb1',
+    block_number: block,
+    block_hash: `0xb${block}`,
     block_time: time,
   };
 }
@@ -415,15 +415,14 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
       TestAddress,
     ];
     const alice = accountIds.get('alice')!;
-    const later = (record: RecordInput): RecordInput => ({ ...record, block_number: 5 });
     // A round per record: b goes over two transactions in the third, a in the fourth; c stays at two.
     await sink.write(
       oneBatch([
         transfer('pair-1', a, b),
         transfer('pair-2', b, c),
         transfer('pair-3', a, b),
-        later(transfer('pair-4', b, a)),
-        later(transfer('pair-5', a, c)),
+        transfer('pair-4', b, a, TIMES[0], 5),
+        transfer('pair-5', a, c, TIMES[0], 5),
       ]),
       { policy: 'whole-input', changesPerRound: 1, rowsPerBatch: 1 },
     );

@@ -36,9 +36,9 @@ export const addressPairs: KeptAggregate = {
 const PAIRING_LOCK = 7_211_003;
 
 /**
- * In each round, after address_stats' delta has locked the changed addresses' rows: pairs those
- * that went above the threshold, then adds the round's transfers between two addresses that were
- * paired before it.
+ * In each round, after address_stats' delta has locked the changed addresses' rows (and handed on
+ * their counts): pairs those that went above the threshold, then adds the round's transfers
+ * between two addresses that were paired before it.
  */
 class AddressPairsDelta implements DataDelta {
   async round(tx: Sql, round: WriteRound): Promise<void> {
@@ -51,7 +51,7 @@ class AddressPairsDelta implements DataDelta {
       }
     }
     if (ends.size === 0) return;
-    const { paired, crossing } = await pairingOf(tx, [...ends].sort(binaryOrder));
+    const { paired, crossing } = await pairingOf(tx, ends, round.transactionCounts);
     // A newly paired address's pairs are counted from its transactions, this round's included.
     if (crossing.length > 0) await pair(tx, crossing);
     if (paired.size < 2) return;
@@ -93,24 +93,21 @@ class AddressPairsDelta implements DataDelta {
 }
 
 /**
- * Of the addresses (locked by this transaction, in binary order): those paired already, and those
- * whose kept count is above the threshold and are not (in binary order).
+ * Of the addresses (locked by this transaction): those paired already, and those whose kept count
+ * the round took above the threshold and are not (in binary order). The paired set is read whole
+ * (967 addresses at 10M transactions), after this round's rows are locked: a pairing committed by
+ * another write since an earlier round must count here.
  */
-async function pairingOf(tx: Sql, ordered: readonly string[]): Promise<{ paired: Set<string>; crossing: string[] }> {
-  const above = Math.min(pairedAddresses.above, Number.MAX_SAFE_INTEGER);
-  const paired = new Set<string>();
-  const crossing: string[] = [];
-  for (const chunk of addressChunks(ordered)) {
-    const found = await tx.query<{ address: string; paired: string | null }>(
-      sql`SELECT s.address, p.address AS paired FROM address_stats s LEFT JOIN paired_addresses p ON p.address = s.address
-          WHERE s.address ${inTexts(tx.dialect, chunk)} AND (p.address IS NOT NULL OR s.txn_count > ${above})
-          ORDER BY s.address`,
-    );
-    for (const row of found) {
-      if (row.paired === null) crossing.push(row.address);
-      else paired.add(row.address);
-    }
-  }
+async function pairingOf(
+  tx: Sql,
+  ends: ReadonlySet<string>,
+  counts: ReadonlyMap<string, number>,
+): Promise<{ paired: Set<string>; crossing: string[] }> {
+  const found = await tx.query<{ address: string }>(sql`SELECT address FROM paired_addresses`);
+  const paired = new Set(found.map((row) => row.address));
+  const crossing = [...ends]
+    .filter((address) => !paired.has(address) && (counts.get(address) ?? 0) > pairedAddresses.above)
+    .sort(binaryOrder);
   return { paired, crossing };
 }
 

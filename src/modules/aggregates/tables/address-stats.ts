@@ -24,7 +24,10 @@ export const addressStats: KeptAggregate = {
   dataWrite: () => new AddressStatsDelta(),
 };
 
-/** Updates (and so locks) the changed addresses' rows in each round, in key order. */
+/**
+ * Updates (and so locks) the changed addresses' rows in each round, in key order, and hands each
+ * one's count on to the aggregates after it (`round.transactionCounts`).
+ */
 class AddressStatsDelta implements DataDelta {
   async round(tx: Sql, round: WriteRound): Promise<void> {
     const addresses = new Map<string, { holdings: number; txns: number }>();
@@ -42,7 +45,7 @@ class AddressStatsDelta implements DataDelta {
     }
     const ordered = [...addresses.keys()].sort(binaryOrder);
     for (const chunk of chunks(ordered)) {
-      await tx.execute(
+      const written = await tx.query<{ address: string; txn_count: number | string }>(
         sql`INSERT INTO address_stats (address, holding_count, txn_count)
             ${textRows(
               tx.dialect,
@@ -54,8 +57,10 @@ class AddressStatsDelta implements DataDelta {
               ['text', 'bigint', 'bigint'],
             )}
             ON CONFLICT (address) DO UPDATE SET holding_count = address_stats.holding_count + excluded.holding_count,
-              txn_count = address_stats.txn_count + excluded.txn_count`,
+              txn_count = address_stats.txn_count + excluded.txn_count
+            RETURNING address, txn_count`,
       );
+      for (const row of written) round.transactionCounts.set(row.address, Number(row.txn_count));
     }
   }
 
