@@ -4,7 +4,7 @@ import { addressChunks, chunks, list, prepared, raw, sql, type SqlFragment } fro
 import { binaryOrder } from '../../core/text/binary-order';
 import type { TagPart } from './kept-aggregate';
 import { KEPT_AGGREGATES } from './registry';
-import { pairedAmong } from './tables/address-pairs';
+import { pairedAddresses, pairedAmong } from './tables/address-pairs';
 import { shareAddressRows } from './tables/address-stats';
 import { lockTag, lockTags } from './tables/tag-stats';
 import { lockTrackedRows } from './tables/tracked-tagged';
@@ -23,7 +23,7 @@ export interface MembersPart {
   /** Each address's kept transaction count (exact while its address_stats row is share-locked). */
   transactionCounts: ReadonlyMap<string, number>;
   /**
-   * Those with transactions that are paired (address_pairs): fixed while their rows are
+   * Those over the pairing threshold that are paired (address_pairs): fixed while their rows are
    * share-locked, since only a data write that changes an address's count pairs it.
    */
   paired: ReadonlySet<string>;
@@ -93,7 +93,10 @@ export async function readMembersPart(
   // An address without transactions is an end of none.
   const active = ordered.filter((address) => (transactionCounts.get(address) ?? 0) > 0);
   const ends = active.reduce((sum, address) => sum + transactionCounts.get(address)!, 0);
-  const paired = active.length > 0 ? await pairedAmong(tx, active) : new Set<string>();
+  // Only an address over the threshold can be worth reading from its pairs; one paired earlier whose
+  // count fell back under it is counted from its transactions, which is as exact.
+  const candidates = active.filter((address) => transactionCounts.get(address)! > pairedAddresses.above);
+  const paired = candidates.length > 0 ? await pairedAmong(tx, candidates) : new Set<string>();
   const members = created ? 0 : await memberCount(tx, tagId);
   const busy = busyAmong(active, transactionCounts, members);
   const otherEnds = members > 0 ? await readOtherEnds(tx, ordered, transactionCounts, busy) : undefined;
@@ -101,8 +104,8 @@ export async function readMembersPart(
   // among themselves are looked up.
   const among =
     otherEnds === undefined
-      ? await betweenThemselves(tx, active, paired)
-      : otherEnds.amongQuiet + (await betweenThemselves(tx, otherEnds.busy, paired));
+      ? await betweenThemselves(tx, active, paired, transactionCounts)
+      : otherEnds.amongQuiet + (await betweenThemselves(tx, otherEnds.busy, paired, transactionCounts));
   return {
     addresses: ordered,
     holdings: [...held.values()].sort(
@@ -408,10 +411,21 @@ function senderOnly(dialect: Dialect): SqlFragment {
  * an unpaired one to a paired one, from its sent entries. So no paired address's entries are read:
  * only those of addresses with at most `pairedAddresses.above` transactions, unless an address
  * went over that without a write pairing it yet (a paired address's count may fall below it).
- * `paired`: those of the addresses that are paired.
+ * `paired`: those of the addresses that are paired. Only worth it while the paired ones' entries
+ * (which it saves reading) outnumber the unpaired ones' (whose sent entries it reads as well): a
+ * watch list with one or two paired addresses among 1,000 is counted from all their received
+ * entries, as exactly.
  */
-async function betweenThemselves(tx: Sql, ordered: readonly string[], paired: ReadonlySet<string>): Promise<number> {
-  const both = ordered.filter((address) => paired.has(address));
+async function betweenThemselves(
+  tx: Sql,
+  ordered: readonly string[],
+  paired: ReadonlySet<string>,
+  transactionCounts: ReadonlyMap<string, number>,
+): Promise<number> {
+  const entries = (addresses: readonly string[]) =>
+    addresses.reduce((sum, address) => sum + (transactionCounts.get(address) ?? 0), 0);
+  const split = ordered.filter((address) => paired.has(address));
+  const both = entries(split) > entries(ordered) - entries(split) ? split : [];
   const unpaired = both.length === 0 ? ordered : ordered.filter((address) => !paired.has(address));
   let count = 0;
   if (both.length > 1) {
