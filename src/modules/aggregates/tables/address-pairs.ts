@@ -16,9 +16,11 @@ export const pairedAddresses = { above: 2_000 };
 /**
  * address_pairs (from_address, to_address): the transactions from one paired address to another
  * (not to itself), for every ordered pair of paired_addresses that has any. An address stays
- * paired once paired, whatever its count does later. The rows of a pair change only in a data
- * write that holds both ends' address_stats rows, which is also what keeps them exact for a tag
- * change that share-locks one end (membership.ts).
+ * paired once paired, whatever its count does later. A pair's row is added to only by a data write
+ * that holds both ends' address_stats rows, and created by the pairing of one end, which holds that
+ * end's row; the transactions it counts are between that end and the other, which no write changes
+ * without that row. So a tag change that share-locks either end reads a count that stays exact
+ * (membership.ts).
  */
 export const addressPairs: KeptAggregate = {
   table: 'address_pairs',
