@@ -654,6 +654,45 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
       expect([Number(kept!.address_count), Number(kept!.txn_count)]).toEqual([3, 4]);
     }, 60_000);
 
+    it('let a file import through when a tag change finds a member it left out gone from the tag', async () => {
+      await reset();
+      const [first, second] = [...ADDRESSES].sort((a, b) => (a.canonical < b.canonical ? -1 : 1)) as [
+        TestAddress,
+        TestAddress,
+      ];
+      const alice = accountIds.get('alice')!;
+      await tags.assign(alice, 'gone_tag', parsed([first]), 'test_key');
+      const [{ id }] = (await db.query<{ id: number | string }>(sql`SELECT id FROM tags WHERE name = 'gone_tag'`)) as [
+        { id: number | string },
+      ];
+      // The deletion holds the member's tracked row and waits for the tag's row; the POST left the
+      // member out of its first reading (it carried the tag), so it finds it gone only under the
+      // tracked rows; the file writes both addresses' rows in order and waits for the POST's.
+      const { deleting, assigning, importing } = await whileRowsLocked(
+        db,
+        sql`SELECT tag_id FROM tag_stats WHERE tag_id = ${Number(id)} FOR UPDATE`,
+        async () => {
+          const deleting = tags.delete(alice, 'gone_tag', 'test_key');
+          await untilWaitingForLock(db);
+          const assigning = tags.assign(alice, 'gone_tag', parsed([first, second]), 'test_key');
+          await untilWaitingForLock(db, 15_000, 2);
+          const importing = sink.write(oneBatch([transfer('gone-1', first, second)]), { policy: 'whole-input' });
+          await untilWaitingForLock(db, 15_000, 3);
+          return { deleting: { done: deleting }, assigning: { done: assigning }, importing: { done: importing } };
+        },
+      );
+      await deleting.done;
+      const report = await importing.done;
+      expect(report.committed).toBe(true);
+      const tagged = await assigning.done;
+      expect(tagged.map((entry) => entry.address).sort()).toEqual([first.canonical, second.canonical].sort());
+      expect(await findDrift(db)).toEqual([]);
+      const [kept] = await db.query<{ address_count: number | string; txn_count: number | string }>(
+        sql`SELECT s.address_count, s.txn_count FROM tag_stats s JOIN tags t ON t.id = s.tag_id WHERE t.name = 'gone_tag'`,
+      );
+      expect([Number(kept!.address_count), Number(kept!.txn_count)]).toEqual([2, 1]);
+    }, 60_000);
+
     it('run file imports that share rows one after the other, beside live writes, all committed', async () => {
       await reset();
       const crowd = Array.from({ length: 40 }, (_v, index) => evmAddress(`aggregates-files-${index}`));

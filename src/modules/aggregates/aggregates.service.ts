@@ -14,6 +14,7 @@ export {
   deleteTagAggregates,
   lockForMembershipChange,
   readMembersPart,
+  shareAddresses,
   type MembersPart,
 } from './membership';
 export { pairedAddresses } from './tables/address-pairs';

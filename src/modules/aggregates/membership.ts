@@ -57,6 +57,16 @@ interface OtherEnds {
 }
 
 /**
+ * Shared locks on the addresses' address_stats rows (in binary order), for a change that may read
+ * some of them only later: every address it may add to a tag must be locked before its
+ * tracked_addresses rows (README.md, "Locking"). A row this transaction holds already is not waited
+ * for again.
+ */
+export async function shareAddresses(tx: Sql, addresses: readonly string[]): Promise<void> {
+  await shareAddressRows(tx, [...new Set(addresses)].sort(binaryOrder));
+}
+
+/**
  * Takes a shared lock on the addresses' address_stats rows (creating empty ones), then reads their
  * part for the tag. Costs in proportion to their holdings and to the quiet ones' transactions.
  *

@@ -12,6 +12,7 @@ import {
   lockTrackedRows,
   type MembersPart,
   readMembersPart,
+  shareAddresses,
 } from '../aggregates/aggregates.service';
 import { addressChunks, and, chunks, list, prepared, sql } from '../../database/sql';
 import { settingOnce } from '../../database/settings';
@@ -98,7 +99,8 @@ export class TagsRepository {
    * updates the tag's kept rows (the history, and with addMembers the members' own rows and, unless
    * one is busy, their memberships, are written before).
    * Should the addresses to add have changed by the time the locks are held (another request
-   * tagged some of them meanwhile), their part is read again.
+   * tagged some of them, or took the tag from some, meanwhile), their part is read again; every
+   * address named is share-locked before the tracked rows, so that reading needs no lock after them.
    */
   async assign(
     accountId: number,
@@ -142,6 +144,9 @@ export class TagsRepository {
         // this transaction created has no members to leave out.
         const before = created ? new Set<string>() : await membersAmong(tx, id, ordered);
         const untagged = ordered.filter((address) => !before.has(address));
+        // The guess leaves members out; should one of them leave the tag before the tracked rows are
+        // locked, it is read under them below, and its address_stats row must be held by then.
+        if (before.size > 0) await shareAddresses(tx, ordered);
         target = { id, name: tag, created, part: await readMembersPart(tx, id, untagged, created) };
       }
       const inserted = await insertTracked(tx, accountId, ordered, now, target === undefined ? 0 : 1);
