@@ -38,7 +38,7 @@ function writeRound(tx: Sql, holdings: HoldingChange[], transfers: TransferChang
   return {
     holdings,
     transfers,
-    transactionCounts: new Map(),
+    overPairing: new Map(),
     tagsOf() {
       if (memberships === undefined) {
         const addresses = new Set(holdings.map((change) => change.address));

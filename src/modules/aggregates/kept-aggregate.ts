@@ -31,10 +31,11 @@ export interface WriteRound {
   /** Each address's tags (over every account): read once, after the addresses' rows are locked. */
   tagsOf(): Promise<ReadonlyMap<string, readonly number[]>>;
   /**
-   * Each address whose address_stats row the round changed, with its kept txn_count after it:
-   * filled by address_stats' delta, which runs first.
+   * The addresses whose address_stats row the round changed and whose kept txn_count is above the
+   * pairing threshold after it (`pairedAddresses.above`), with that count: filled by address_stats'
+   * delta, which runs first.
    */
-  transactionCounts: Map<string, number>;
+  overPairing: Map<string, number>;
 }
 
 /** What a data write does to one kept table: `round` as changes gather, `finish` before the commit. */

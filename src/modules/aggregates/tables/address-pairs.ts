@@ -53,7 +53,7 @@ class AddressPairsDelta implements DataDelta {
       }
     }
     if (ends.size === 0) return;
-    const { paired, crossing } = await pairingOf(tx, ends, round.transactionCounts);
+    const { paired, crossing } = await pairingOf(tx, ends, round.overPairing);
     // A newly paired address's pairs are counted from its transactions, this round's included.
     if (crossing.length > 0) await pair(tx, crossing);
     if (paired.size < 2) return;
@@ -103,13 +103,11 @@ class AddressPairsDelta implements DataDelta {
 async function pairingOf(
   tx: Sql,
   ends: ReadonlySet<string>,
-  counts: ReadonlyMap<string, number>,
+  overPairing: ReadonlyMap<string, number>,
 ): Promise<{ paired: Set<string>; crossing: string[] }> {
   const found = await tx.query<{ address: string }>(sql`SELECT address FROM paired_addresses`);
   const paired = new Set(found.map((row) => row.address));
-  const crossing = [...ends]
-    .filter((address) => !paired.has(address) && (counts.get(address) ?? 0) > pairedAddresses.above)
-    .sort(binaryOrder);
+  const crossing = [...ends].filter((address) => !paired.has(address) && overPairing.has(address)).sort(binaryOrder);
   return { paired, crossing };
 }
 

@@ -3,6 +3,7 @@ import { forShare, inTexts, textRows } from '../../../database/dialect';
 import { addressChunks, chunks, prepared, sql } from '../../../database/sql';
 import { binaryOrder } from '../../../core/text/binary-order';
 import { endsOf, positive, signedEnds } from '../changes';
+import { pairedAddresses } from './address-pairs';
 import type { DataDelta, KeptAggregate, WriteRound } from '../kept-aggregate';
 
 /**
@@ -25,8 +26,9 @@ export const addressStats: KeptAggregate = {
 };
 
 /**
- * Updates (and so locks) the changed addresses' rows in each round, in key order, and hands each
- * one's count on to the aggregates after it (`round.transactionCounts`).
+ * Updates (and so locks) the changed addresses' rows in each round, in key order, and hands on the
+ * counts of those above the pairing threshold (`round.overPairing`). PostgreSQL returns only those:
+ * a round of an import changes tens of thousands of addresses, a few of which are busy.
  */
 class AddressStatsDelta implements DataDelta {
   async round(tx: Sql, round: WriteRound): Promise<void> {
@@ -43,24 +45,35 @@ class AddressStatsDelta implements DataDelta {
         for (const address of endsOf(ends)) delta(address).txns += step;
       }
     }
+    const above = pairedAddresses.above;
     const ordered = [...addresses.keys()].sort(binaryOrder);
     for (const chunk of chunks(ordered)) {
+      const upsert = sql`INSERT INTO address_stats (address, holding_count, txn_count)
+          ${textRows(
+            tx.dialect,
+            [
+              chunk,
+              chunk.map((address) => addresses.get(address)!.holdings),
+              chunk.map((address) => addresses.get(address)!.txns),
+            ],
+            ['text', 'bigint', 'bigint'],
+          )}
+          ON CONFLICT (address) DO UPDATE SET holding_count = address_stats.holding_count + excluded.holding_count,
+            txn_count = address_stats.txn_count + excluded.txn_count`;
+      if (!Number.isFinite(above)) {
+        await tx.execute(upsert);
+        continue;
+      }
       const written = await tx.query<{ address: string; txn_count: number | string }>(
-        sql`INSERT INTO address_stats (address, holding_count, txn_count)
-            ${textRows(
-              tx.dialect,
-              [
-                chunk,
-                chunk.map((address) => addresses.get(address)!.holdings),
-                chunk.map((address) => addresses.get(address)!.txns),
-              ],
-              ['text', 'bigint', 'bigint'],
-            )}
-            ON CONFLICT (address) DO UPDATE SET holding_count = address_stats.holding_count + excluded.holding_count,
-              txn_count = address_stats.txn_count + excluded.txn_count
-            RETURNING address, txn_count`,
+        tx.dialect === 'postgres'
+          ? sql`WITH written AS (${upsert} RETURNING address, txn_count)
+                SELECT address, txn_count FROM written WHERE txn_count > ${above}`
+          : sql`${upsert} RETURNING address, txn_count`,
       );
-      for (const row of written) round.transactionCounts.set(row.address, Number(row.txn_count));
+      for (const row of written) {
+        const count = Number(row.txn_count);
+        if (count > above) round.overPairing.set(row.address, count);
+      }
     }
   }
 
