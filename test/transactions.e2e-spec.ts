@@ -33,7 +33,7 @@ const TRANSACTION_FIELDS = [
   'value',
 ];
 
-const DEFAULT_WALK_ABOVE = tagTransactions.walkAbove;
+const DEFAULT_WAYS = { ...tagTransactions };
 
 const at = (minute: number, millis = 0) => new Date(Date.UTC(2024, 4, 1, 12, minute, 0, millis)).toISOString();
 
@@ -229,12 +229,12 @@ describe.each(DATABASES)('GET /v2/transactions on %s', (kind) => {
         seen.push(statement);
         return Promise.resolve([]);
       });
-      tagTransactions.walkAbove = walkAbove;
+      Object.assign(tagTransactions, { walkAbove, walkedRow: 0 });
       try {
         await t.app.get(TransactionsRepository).page({ ...filters, scope }, 51);
       } finally {
         capture.mockRestore();
-        tagTransactions.walkAbove = DEFAULT_WALK_ABOVE;
+        Object.assign(tagTransactions, DEFAULT_WAYS);
       }
       const plan = await db.query<{ detail: string }>(sql`EXPLAIN QUERY PLAN ${seen.at(-1)!}`);
       return plan.flatMap((step) => /USING (?:COVERING )?INDEX (transactions_\w+)/.exec(step.detail)?.[1] ?? []);
@@ -288,10 +288,10 @@ describe.each(DATABASES)('GET /v2/transactions on %s', (kind) => {
   ])("a tag's rows read %s", (_way, walkAbove) => {
     const inTraders = (tx: TransactionFixture) => party(tx, p) || party(tx, r);
     beforeAll(() => {
-      tagTransactions.walkAbove = walkAbove;
+      Object.assign(tagTransactions, { walkAbove, walkedRow: 0 });
     });
     afterAll(() => {
-      tagTransactions.walkAbove = DEFAULT_WALK_ABOVE;
+      Object.assign(tagTransactions, DEFAULT_WAYS);
     });
 
     it.each<[string, (tx: TransactionFixture) => boolean]>([

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { CHAIN_IDS, ChainId } from '../../core/chains/chain-ids';
 import { addressSet } from '../../database/address-sets';
 import { Db, Sql } from '../../database/db.service';
-import { filterOnly } from '../../database/dialect';
+import { type Dialect, filterOnly } from '../../database/dialect';
 import { and, chunks, empty, join, list, prepared, raw, sql, SqlFragment } from '../../database/sql';
 import { TagScope } from '../../core/tags/tag-scope';
 import { CursorPosition } from '../../http/paging/cursor';
@@ -89,7 +89,8 @@ export class TransactionsRepository {
   }
 
   /**
-   * A tag's rows (no address given), read the way its kept transaction count says is cheaper:
+   * A tag's rows (no address given), read the way that reads fewer rows by its kept counts
+   * (walksTag):
    *
    * - **walking** the list in its order (the time index, a chain's, or for a token without a chain
    *   its range on each chain, onEachChain) and keeping the rows with a member at either end, each
@@ -97,7 +98,8 @@ export class TransactionsRepository {
    *   a tag with many transactions;
    * - **by member**: each member's newest rows from its sender and recipient indexes (on
    *   PostgreSQL at most `limit` per member and side, `LATERAL`), ordered and cut: at most the
-   *   tag's own transactions, so for a tag with few.
+   *   tag's own transactions, and at most `limit` per member and side, so for a tag with few
+   *   transactions or few members.
    *
    * Left to itself, PostgreSQL guessed a tag's size from the average tag and walked the whole
    * table for a tag of ten quiet addresses (1.7 s at 1M transactions), or read all 175,000
@@ -108,7 +110,7 @@ export class TransactionsRepository {
   private async tagPage(filters: TransactionFilters, scope: TagScope, limit: number): Promise<TransactionRow[]> {
     const members = addressSet(scope);
     const conditions = listConditions(filters, raw);
-    if ((await this.transactionsOf(scope)) > tagTransactions.walkAbove) {
+    if (walksTag(await this.sizeOf(scope), limit)) {
       const isMember = (column: string) => sql`EXISTS (SELECT 1 FROM (${members}) m WHERE m.address = ${raw(column)})`;
       const walked = [...conditions, sql`(${isMember('from_address')} OR ${isMember('to_address')})`];
       return this.db.query<TransactionRow>(
@@ -137,16 +139,28 @@ export class TransactionsRepository {
   }
 
   /**
-   * A tag's transactions as kept (tag_stats); for the reserved tag, which keeps none, the sum of its
-   * addresses' kept counts (a transfer between two of them counted twice), read from its set's index.
+   * A tag's transactions and members as kept (tag_stats); for the reserved tag, which keeps none,
+   * the sum of its addresses' kept counts (a transfer between two of them counted twice) and how
+   * many have any, read from its set's index. With them, the transactions of the whole list
+   * (allTransactions).
    */
-  private async transactionsOf(scope: TagScope): Promise<number> {
-    if (scope.kind === 'tag') {
-      return this.db.count(prepared(sql`SELECT txn_count FROM tag_stats WHERE tag_id = ${scope.tagId}`));
-    }
-    return this.db.count(
-      sql`SELECT COALESCE(SUM(s.txn_count), 0) FROM address_stats s WHERE s.address IN (${addressSet(scope)})`,
-    );
+  private async sizeOf(scope: TagScope): Promise<TagSize> {
+    const all = allTransactions(this.db.dialect);
+    const [row] =
+      scope.kind === 'tag'
+        ? await this.db.query<SizeRow>(
+            prepared(sql`SELECT txn_count AS transactions, address_count AS members, ${all} AS total
+                FROM tag_stats WHERE tag_id = ${scope.tagId}`),
+          )
+        : await this.db.query<SizeRow>(
+            sql`SELECT COALESCE(SUM(s.txn_count), 0) AS transactions, COUNT(*) AS members, ${all} AS total
+                FROM address_stats s WHERE s.address IN (${addressSet(scope)})`,
+          );
+    return {
+      transactions: Number(row?.transactions ?? 0),
+      members: Number(row?.members ?? 0),
+      total: Number(row?.total ?? 0),
+    };
   }
 
   /** The cursor secret, stored on first use. */
@@ -156,12 +170,52 @@ export class TransactionsRepository {
 }
 
 /**
- * Above how many transactions a tag's are read by walking the list rather than member by member
- * (TransactionsRepository.tagPage). By member, a page reads at most this many rows; walking, about
- * `limit` × (all transactions / this) before it has its page. Only the cost depends on it: the
- * tests read every tag both ways (0 and Infinity).
+ * How a tag's rows are read (TransactionsRepository.tagPage). A tag of up to `walkAbove`
+ * transactions is read member by member, which then reads at most that many rows. A larger one is
+ * walked unless that reads more: about `limit` × (all transactions / the tag's) rows, each costing
+ * `walkedRow` times a row read by member, against at most `limit` rows per member and side, and
+ * at most the tag's transactions, by member. A walked row is an entry of the time index read in
+ * order with its two ends looked up in the tag; by member, each member's rows are ranges of two
+ * indexes, gathered and sorted: on the 10M bench database by member took about ten times as long
+ * a row (bench/README.md, change 60). So a tag of 19 busy addresses with 10,069 transactions is
+ * read by member (3 ms, walked 26 ms), one of 312 with 29,470 walked (6 ms, by member 84 ms).
+ * Only the cost depends on it: the tests read every tag both ways (walkedRow 0 walks every tag over
+ * walkAbove; walkAbove Infinity walks none).
  */
-export const tagTransactions = { walkAbove: 10_000 };
+export const tagTransactions = { walkAbove: 10_000, walkedRow: 0.1 };
+
+export interface TagSize {
+  transactions: number;
+  members: number;
+  /** The whole list's transactions, an estimate (allTransactions). */
+  total: number;
+}
+
+type SizeRow = { transactions: number | string; members: number | string; total: number | string | null };
+
+export function walksTag(size: TagSize, limit: number): boolean {
+  if (size.transactions <= tagTransactions.walkAbove) return false;
+  if (tagTransactions.walkedRow === 0) return true;
+  const walked = (limit * size.total) / Math.max(size.transactions, 1);
+  const byMember = Math.min(size.transactions, 2 * limit * size.members);
+  return tagTransactions.walkedRow * walked < byMember;
+}
+
+/**
+ * The transactions table's rows, estimated without counting them. On PostgreSQL the larger of the
+ * count its last VACUUM or ANALYZE recorded (`reltuples`, kept in the catalog: a copy of the
+ * database and a restart after a crash keep it) and the live rows the statistics system has
+ * counted since (which a new database's load moves at once, but starts at zero in a database
+ * copied from another and after a crash). On SQLite its largest rowid (rows deleted by a rewind
+ * leave gaps, which only overstates it). An estimate too low only walks a tag as if it were a
+ * larger share of the list.
+ */
+function allTransactions(dialect: Dialect): SqlFragment {
+  return dialect === 'postgres'
+    ? raw(`(SELECT GREATEST(c.reltuples, pg_stat_get_live_tuples(c.oid)) FROM pg_class c
+            WHERE c.oid = 'transactions'::regclass)`)
+    : raw('(SELECT MAX(rowid) FROM transactions)');
+}
 
 /** The list's own filters: chain, token, `since` and the cursor, with the columns as `column` spells them. */
 function listConditions(filters: TransactionFilters, column: (name: string) => SqlFragment): SqlFragment[] {
