@@ -141,7 +141,7 @@ export class TransactionsRepository {
   /**
    * A tag's transactions and members as kept (tag_stats); for the reserved tag, which keeps none,
    * the sum of its addresses' kept counts (a transfer between two of them counted twice) and how
-   * many have any, read from its set's index. With them, the transactions of the whole list
+   * many of them have an address_stats row, read from its set's index. With them, the transactions of the whole list
    * (allTransactions).
    */
   private async sizeOf(scope: TagScope): Promise<TagSize> {
