@@ -10,6 +10,7 @@ import {
   keptTables,
   pairedAddresses,
 } from '../src/modules/aggregates/aggregates.service';
+import { binaryOrder } from '../src/core/text/binary-order';
 import { Db } from '../src/database/db.service';
 import { raw, sql } from '../src/database/sql';
 import { RecordSink } from '../src/modules/ingest/sink/record-sink';
@@ -656,7 +657,7 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
 
     it('let a file import through when a tag change finds a member it left out gone from the tag', async () => {
       await reset();
-      const [first, second] = [...ADDRESSES].sort((a, b) => (a.canonical < b.canonical ? -1 : 1)) as [
+      const [first, second] = [...ADDRESSES].sort((a, b) => binaryOrder(a.canonical, b.canonical)) as [
         TestAddress,
         TestAddress,
       ];
@@ -667,7 +668,9 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
       ];
       // The deletion holds the member's tracked row and waits for the tag's row; the POST left the
       // member out of its first reading (it carried the tag), so it finds it gone only under the
-      // tracked rows; the file writes both addresses' rows in order and waits for the POST's.
+      // tracked rows; the file writes both addresses' rows in order and waits for one the POST shares.
+      // Had the POST not share-locked the member first, the file would hold its row and wait for the
+      // other one, which the POST then holds while reading the member: a deadlock.
       const { deleting, assigning, importing } = await whileRowsLocked(
         db,
         sql`SELECT tag_id FROM tag_stats WHERE tag_id = ${Number(id)} FOR UPDATE`,
