@@ -6,7 +6,8 @@
  * throughputs, their ratio and the load average before and after each (the machine is shared).
  *
  *   npm run bench:import [-- --transactions 1000000] [--rounds 1] [--skip-copy] [--keep]
- *                        [--tag-load <runs>] [--main <file>…] [--cpu-prof] [--pg-setting name=value …]
+ *                        [--tag-load <runs>] [--main <file>…] [--endpoints <list>] [--cpu-prof]
+ *                        [--pg-setting name=value …]
  *
  * `--tag-load` then runs `npm run bench`'s tag load alone on fresh copies of the imported database,
  * `runs` times, with each build in turn: this tree's, and every other compiled service given with
@@ -14,7 +15,11 @@
  * The alternation on one import is what separates a change from this machine's noise in the tag
  * load (bench/README.md, changes 49 and 50). Prints each run's figures and the service's and
  * PostgreSQL's CPU time over it. With `--cpu-prof` each run's service writes a V8 CPU profile
- * (under $TMPDIR/chaintags-bench/profiles/).
+ * (under $TMPDIR/chaintags-bench/profiles/). With `--endpoints`, each run's service then measures
+ * those endpoints alone on the database its tag load filled (after `VACUUM ANALYZE`, as `npm run
+ * bench` does): every distinct path once (the first pass), a warm-up, then the load (`--duration`,
+ * `--warmup`, `--connections`); rps, latencies and the service's CPU per answer, build against
+ * build on the same data, where `npm run bench` compares the service with the floor.
  *
  * `--keep` leaves the cluster running with the imported database (`bench`) and prints its URL, for
  * EXPLAIN work on a bench-sized database; stop it with `pg_ctl -D <dir>/data stop`. `--cluster
@@ -27,14 +32,24 @@ import { Command, Option } from 'commander';
 import { type PgCluster, startCluster, stopCluster } from '../test/support/pg-cluster';
 import { addDatasetOptions, datasetOptionsOf, DatasetOptions } from './dataset/options';
 import { benchLog, Cleanups, runBench } from './lib/lifecycle';
-import { cpuProfileOption, parseCommandLine, pgSettingOption, wholeNumber } from './lib/options';
+import {
+  addLoadOptions,
+  cpuProfileOption,
+  endpointList,
+  LoadSettings,
+  parseCommandLine,
+  pgSettingOption,
+  wholeNumber,
+} from './lib/options';
 import { applySettings, resetSettings } from './lib/pg-settings';
-import { createDatabase } from './lib/postgres';
-import { processTreeCpuSeconds, statsVerify } from './lib/processes';
-import type { TagLoad, Throughput } from './lib/report';
+import { adminQuery, createDatabase } from './lib/postgres';
+import type { LoadResult } from './lib/load';
+import { processTreeCpuSeconds, type Server, statsVerify } from './lib/processes';
+import { ENDPOINT_IDS, ENDPOINT_LABELS, type EndpointId, type TagLoad, type Throughput } from './lib/report';
 import { prepareRun, Run, startServiceOn } from './phases/context';
 import { datasetPhase } from './phases/dataset';
 import { copyPhase, importDataset, migrate, warmFiles } from './phases/import';
+import { measureEndpoint } from './phases/endpoints';
 import { loadTags } from './phases/tags';
 
 const cleanups = new Cleanups();
@@ -121,8 +136,13 @@ async function main(): Promise<void> {
       '--main <file...>',
       "other compiled services (a build's src/main.js) for --tag-load to alternate with this tree's",
     )
-    .addOption(cpuProfileOption())
-    .addOption(pgSettingOption());
+    .addOption(
+      new Option(
+        '--endpoints <list>',
+        `after each tag load, these endpoints on its database (${ENDPOINT_IDS.join(', ')}), comma-separated`,
+      ).argParser(endpointList),
+    );
+  addLoadOptions(command).addOption(cpuProfileOption()).addOption(pgSettingOption());
   const options = parseCommandLine<
     DatasetOptions & {
       dataDir?: string;
@@ -133,13 +153,17 @@ async function main(): Promise<void> {
       cli?: string;
       tagLoad?: number;
       main?: string[];
+      endpoints?: EndpointId[];
       cpuProf?: boolean;
       pgSetting: [string, string][];
-    }
+    } & LoadSettings
   >(command, process.argv.slice(2));
   if (options === undefined) return;
   if (options.tagLoad !== undefined && options.cli !== undefined) {
     throw new Error('--tag-load compiles this tree for its service: leave out --cli');
+  }
+  if (options.endpoints !== undefined && options.tagLoad === undefined) {
+    throw new Error('--endpoints measures on the databases of the tag loads: give --tag-load');
   }
   if (options.cluster !== undefined && options.tagLoad === undefined) {
     throw new Error('--cluster reuses an import for --tag-load: give --tag-load');
@@ -147,10 +171,10 @@ async function main(): Promise<void> {
   const settings = {
     dataset: datasetOptionsOf(options),
     dataDir: options.dataDir,
-    seconds: 0,
-    warmup: 0,
-    connections: 0,
-    endpoints: [],
+    seconds: options.duration,
+    warmup: options.warmup,
+    connections: options.connections,
+    endpoints: options.endpoints ?? [],
     sqlite: false,
     copy: options.skipCopy !== true,
     cpuProfile: options.cpuProf === true,
@@ -226,6 +250,7 @@ function keptCluster(dir: string): PgCluster {
 interface TagLoadRun extends TagLoad {
   main: string;
   cpu: { service: number; postgres: number };
+  endpoints?: Partial<Record<EndpointId, { firstPass: LoadResult; load: LoadResult }>>;
 }
 
 /**
@@ -251,10 +276,29 @@ async function tagLoads(
         service: service.cpuSeconds() - before.service,
         postgres: processTreeCpuSeconds(postmaster) - before.postgres,
       };
-      await service.stop();
       log(`  CPU: service ${cpu.service.toFixed(1)} s, PostgreSQL ${cpu.postgres.toFixed(1)} s`);
-      figures.push({ main, ...load, cpu });
+      const endpoints = run.settings.endpoints.length > 0 ? await endpointLoads(run, service, url) : undefined;
+      await service.stop();
+      figures.push({ main, ...load, cpu, endpoints });
     }
+  }
+  return figures;
+}
+
+/** The run's endpoints on a service whose tag load has just filled its database. */
+async function endpointLoads(run: Run, service: Server, url: string): Promise<TagLoadRun['endpoints']> {
+  log('  VACUUM ANALYZE, as npm run bench does before its endpoints');
+  await adminQuery(url, 'VACUUM ANALYZE');
+  const figures: NonNullable<TagLoadRun['endpoints']> = {};
+  for (const id of run.settings.endpoints) {
+    const measured = await measureEndpoint(run, service, id);
+    const { firstPass, load } = measured;
+    log(
+      `  ${ENDPOINT_LABELS[id]}: first pass p99 ${firstPass.p99.toFixed(1)} ms (${firstPass.requests} paths); ` +
+        `${Math.round(load.rps)} rps, p50 ${load.p50.toFixed(1)} ms, p99 ${load.p99.toFixed(1)} ms, ` +
+        `CPU ${load.cpuMsPerRequest?.toFixed(3)} ms an answer${load.non2xx + load.errors > 0 ? `, ${load.non2xx} non-2xx, ${load.errors} errors` : ''}`,
+    );
+    figures[id] = measured;
   }
   return figures;
 }

@@ -29,10 +29,17 @@
  * Nothing here runs in `npm test`: this is an on-demand measurement, and it takes minutes.
  */
 import { mkdirSync } from 'node:fs';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { addDatasetOptions, datasetOptionsOf, DatasetOptions } from './dataset/options';
 import { benchLog, Cleanups, runBench } from './lib/lifecycle';
-import { addLoadOptions, cpuProfileOption, LoadSettings, parseCommandLine, pgSettingOption } from './lib/options';
+import {
+  addLoadOptions,
+  cpuProfileOption,
+  endpointList,
+  LoadSettings,
+  parseCommandLine,
+  pgSettingOption,
+} from './lib/options';
 import { ENDPOINT_IDS, EndpointId } from './lib/report';
 import { prepareRun, RESULTS_DIR, Settings } from './phases/context';
 import { datasetPhase } from './phases/dataset';
@@ -107,14 +114,6 @@ function readSettings(argv: readonly string[]): Settings | undefined {
     tagsAgain: options.tagsAgain === true,
     pgSettings: options.pgSetting,
   };
-}
-
-function endpointList(text: string): EndpointId[] {
-  const chosen = text.split(',');
-  const unknown = chosen.filter((id) => !(ENDPOINT_IDS as readonly string[]).includes(id));
-  if (unknown.length > 0)
-    throw new InvalidArgumentError(`unknown: ${unknown.join(', ')}; the endpoints are ${ENDPOINT_IDS.join(', ')}.`);
-  return chosen as EndpointId[];
 }
 
 runBench(main, cleanups, log);

@@ -4,6 +4,7 @@
  */
 import { Command, CommanderError, InvalidArgumentError, Option, OptionValues } from 'commander';
 import { parseSetting } from './pg-settings';
+import { ENDPOINT_IDS, EndpointId } from './report';
 
 /** A whole number of at least `min`, as an option's argParser; commander names the option in its message. */
 export function wholeNumber(min: number): (text: string) => number {
@@ -80,4 +81,13 @@ export function parseCommandLine<T extends OptionValues>(
     process.exitCode = error.exitCode;
     return undefined;
   }
+}
+
+/** `--endpoints <list>`: endpoint ids, comma-separated, as an option's argParser. */
+export function endpointList(text: string): EndpointId[] {
+  const chosen = text.split(',');
+  const unknown = chosen.filter((id) => !(ENDPOINT_IDS as readonly string[]).includes(id));
+  if (unknown.length > 0)
+    throw new InvalidArgumentError(`unknown: ${unknown.join(', ')}; the endpoints are ${ENDPOINT_IDS.join(', ')}.`);
+  return chosen as EndpointId[];
 }

@@ -103,6 +103,32 @@ export function measureAlone(
   });
 }
 
+/**
+ * One endpoint on the service alone, for comparing builds on one database (`npm run bench:import
+ * -- --endpoints`): every distinct path once (the first pass, ten at a time), a warm-up, then the
+ * measured load.
+ */
+export async function measureEndpoint(
+  run: Run,
+  service: Server,
+  id: EndpointId,
+): Promise<{ firstPass: LoadResult; load: LoadResult }> {
+  const { settings, headers } = run;
+  const paths = pathsFor(id, run.meta);
+  const distinct = [...new Set(paths)];
+  const firstPass = await drive({
+    port: service.port,
+    paths: distinct,
+    headers,
+    connections: Math.min(settings.connections, distinct.length),
+    seconds: settings.seconds,
+    amount: distinct.length,
+  });
+  await drive({ port: service.port, paths, headers, connections: settings.connections, seconds: settings.warmup });
+  const load = { paths, headers, connections: settings.connections, seconds: settings.seconds };
+  return { firstPass, load: (await measure(service, load)).result };
+}
+
 /** The run's endpoints in turn, each with its request paths: their figures, and the service's peak RSS under load. */
 async function eachEndpoint<F>(
   run: Run,

@@ -12,3 +12,16 @@ export type TagScope =
       revision: number;
     }
   | { kind: 'untagged'; accountId: number };
+
+/** A real tag by its account and name, not looked up yet: the statement that reads for it finds it. */
+export interface NamedTag {
+  accountId: number;
+  name: string;
+}
+
+/**
+ * A tag named by a request, checked but not looked up: a route whose one statement reads a real
+ * tag's kept rows finds the tag by its name in that statement (one round trip, not two) and
+ * answers TAG_NOT_FOUND when it finds none.
+ */
+export type NamedScope = { kind: 'untagged'; accountId: number } | ({ kind: 'named' } & NamedTag);

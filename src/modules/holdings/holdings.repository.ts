@@ -3,7 +3,7 @@ import { ChainId } from '../../core/chains/chain-ids';
 import { addressSet } from '../../database/address-sets';
 import { Db } from '../../database/db.service';
 import { and, join, list, pageSize, prepared, raw, sql, SqlFragment } from '../../database/sql';
-import { TagScope } from '../../core/tags/tag-scope';
+import { NamedTag, TagScope } from '../../core/tags/tag-scope';
 import { binaryOrder } from '../../core/text/binary-order';
 
 export interface HoldingFilters {
@@ -48,56 +48,67 @@ export class HoldingsRepository {
   constructor(private readonly db: Db) {}
 
   /**
-   * The page and the total. A real tag's holdings (with or without a chain or token) are read from
-   * its kept aggregates in one statement: the page's keys from tag_holdings (the members' holdings
-   * above zero, in list order), so a page costs its own rows whatever else is held, and beside
-   * them the count of the tag's holdings alone from tag_stats, or of its rows for that chain or
-   * token. One round trip rather than two: under load each statement is a wake-up of a PostgreSQL
-   * backend and of the service (bench/README.md, change 24). Otherwise the count and the page run
-   * side by side on holdings; without an address or a tag the count is the kept holder counts'
-   * sum (keptTotal).
+   * The page and the total, for any filters but a real tag's without an address (`tagPage`). The
+   * count and the page run side by side on holdings; without an address or a tag the count is the
+   * kept holder counts' sum (keptTotal).
    */
   async page(filters: HoldingFilters, offset: number, limit: number): Promise<HoldingsPage> {
-    const tag = filters.address === undefined && filters.scope?.kind === 'tag' ? filters.scope : undefined;
-    if (tag === undefined) {
-      const where = whereClause(filters);
-      const oneToken =
-        filters.tokenAddress !== undefined && filters.chain === undefined && filters.address === undefined;
-      const page = withTokens(
-        oneToken
-          ? await this.tokenPageKeys(filters, filters.tokenAddress!, offset, limit)
-          : sql`SELECT h.chain, h.token_address, h.address FROM holdings h WHERE ${where}
-                ORDER BY h.chain, h.token_address, h.address LIMIT ${pageSize(limit)} OFFSET ${offset}`,
-      );
-      const [total, rows] = await Promise.all([
-        this.db.count(
-          filters.address === undefined && filters.scope === undefined
-            ? keptTotal(filters)
-            : sql`SELECT COUNT(*) FROM holdings h WHERE ${where}`,
-        ),
-        // Kept prepared unless an address set is in it (its best plan depends on the set's size) or
-        // its text depends on the chains a token's page spans.
-        this.db.query<HoldingRow>(filters.scope === undefined && !oneToken ? prepared(page) : page),
-      ]);
-      return { total, rows };
-    }
-    const conditions = [sql`tag_id = ${tag.tagId}`];
+    const where = whereClause(filters);
+    const oneToken = filters.tokenAddress !== undefined && filters.chain === undefined && filters.address === undefined;
+    const page = withTokens(
+      oneToken
+        ? await this.tokenPageKeys(filters, filters.tokenAddress!, offset, limit)
+        : sql`SELECT h.chain, h.token_address, h.address FROM holdings h WHERE ${where}
+              ORDER BY h.chain, h.token_address, h.address LIMIT ${pageSize(limit)} OFFSET ${offset}`,
+    );
+    const [total, rows] = await Promise.all([
+      this.db.count(
+        filters.address === undefined && filters.scope === undefined
+          ? keptTotal(filters)
+          : sql`SELECT COUNT(*) FROM holdings h WHERE ${where}`,
+      ),
+      // Kept prepared unless an address set is in it (its best plan depends on the set's size) or
+      // its text depends on the chains a token's page spans.
+      this.db.query<HoldingRow>(filters.scope === undefined && !oneToken ? prepared(page) : page),
+    ]);
+    return { total, rows };
+  }
+
+  /**
+   * A page of a tag's holdings, with or without a chain or token, and their total, in one
+   * statement that also finds the tag by its name (`NamedTag`): undefined when the account has no
+   * such tag. The page's keys come from tag_holdings (the members' holdings above zero, in list
+   * order), so a page costs its own rows whatever else is held; the total is the tag's
+   * holding_count in tag_stats, or the count of its tag_holdings rows for that chain or token.
+   * One round trip rather than two or three: under load each statement is a wake-up of a
+   * PostgreSQL backend and of the service (bench/README.md, changes 24 and 61).
+   */
+  async tagPage(
+    tag: NamedTag,
+    filters: Pick<HoldingFilters, 'chain' | 'tokenAddress'>,
+    offset: number,
+    limit: number,
+  ): Promise<HoldingsPage | undefined> {
+    const tagId = sql`(SELECT id FROM tags WHERE account_id = ${tag.accountId} AND name = ${tag.name})`;
+    const conditions = [sql`tag_id = ${tagId}`];
     if (filters.chain !== undefined) conditions.push(sql`chain = ${filters.chain}`);
     if (filters.tokenAddress !== undefined) conditions.push(sql`token_address = ${filters.tokenAddress}`);
     const total =
       conditions.length === 1
-        ? sql`SELECT holding_count FROM tag_stats WHERE tag_id = ${tag.tagId}`
+        ? sql`SELECT holding_count FROM tag_stats WHERE tag_id = ${tagId}`
         : sql`SELECT COUNT(*) FROM tag_holdings WHERE ${and(conditions)}`;
     const keys = sql`SELECT chain, token_address, address FROM tag_holdings WHERE ${and(conditions)}
                      ORDER BY chain, token_address, address LIMIT ${pageSize(limit)} OFFSET ${offset}`;
-    // One row with a null page when the page is past the end, so the total comes back either way.
+    // One row with a null page when the page is past the end, so the total comes back either way;
+    // none when there is no such tag.
     const found = await this.db.query<HoldingRow & { total: number | string }>(
-      prepared(sql`SELECT c.total, page.* FROM (SELECT COALESCE((${total}), 0) AS total) c
+      prepared(sql`SELECT c.total, page.* FROM (SELECT COALESCE((${total}), 0) AS total FROM tag_stats WHERE tag_id = ${tagId}) c
                    LEFT JOIN (${withTokens(keys)}) page ON 1 = 1
                    ORDER BY page.chain, page.token_address, page.address`),
     );
+    if (found.length === 0) return undefined;
     return {
-      total: Number(found[0]?.total ?? 0),
+      total: Number(found[0]!.total),
       rows: found.filter((row) => row.chain !== null),
     };
   }

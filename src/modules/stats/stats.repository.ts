@@ -4,7 +4,7 @@ import { addressSet } from '../../database/address-sets';
 import { type Drift, findDrift, rebuildAggregates } from '../aggregates/aggregates.service';
 import { bigSum } from '../../database/dialect';
 import { prepared, raw, sql, SqlFragment } from '../../database/sql';
-import { TagScope } from '../../core/tags/tag-scope';
+import { NamedTag, TagScope } from '../../core/tags/tag-scope';
 
 /** Balances summed per token deployment, with the token's latest USD price (as exact decimal text). */
 export interface DeploymentTotal {
@@ -71,8 +71,12 @@ export class StatsRepository {
     return { ...toCounts(rows[0]), totals: totalsOf(rows) };
   }
 
-  /** A tag's kept counts and balance sums per token deployment, with latest prices: one statement, as above. */
-  async forTag(tagId: number): Promise<Counts & { address_count: number; totals: DeploymentTotal[] }> {
+  /**
+   * A real tag's kept counts and balance sums per token deployment, with latest prices, found by
+   * the tag's name in the same statement (one round trip, as above): undefined when the account
+   * has no such tag. Every tag has its tag_stats row from the transaction that creates it.
+   */
+  async forTag(tag: NamedTag): Promise<(Counts & { address_count: number; totals: DeploymentTotal[] }) | undefined> {
     const rows = await this.db.query<CountRow & { addresses: number | string } & NullableTotalRow>(
       prepared(sql`SELECT s.address_count AS addresses, s.holding_count AS holdings, s.txn_count AS transactions,
               b.balance, d.decimals,
@@ -80,9 +84,10 @@ export class StatsRepository {
           FROM tag_stats s
           LEFT JOIN tag_balances b ON b.tag_id = s.tag_id AND b.balance <> '0'
           LEFT JOIN token_deployments d ON d.chain = b.chain AND d.address = b.token_address
-          WHERE s.tag_id = ${tagId}`),
+          WHERE s.tag_id = (SELECT id FROM tags WHERE account_id = ${tag.accountId} AND name = ${tag.name})`),
     );
-    return { ...toCounts(rows[0]), address_count: Number(rows[0]?.addresses ?? 0), totals: totalsOf(rows) };
+    if (rows.length === 0) return undefined;
+    return { ...toCounts(rows[0]), address_count: Number(rows[0]!.addresses), totals: totalsOf(rows) };
   }
 
   /** Computed from the data (the reference SQL): for the reserved tag's set. */

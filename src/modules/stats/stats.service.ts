@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TagScope } from '../../core/tags/tag-scope';
+import { NamedScope, TagScope } from '../../core/tags/tag-scope';
 import type { Drift } from '../aggregates/aggregates.service';
 import { StatsRepository } from './stats.repository';
 import { totalUsd } from '../../core/money/valuation';
@@ -47,9 +47,11 @@ export class StatsService {
     return { ...counts, total_value_usd: totalUsd(totals) };
   }
 
-  async forScope(scope: TagScope): Promise<TagStats> {
-    const { totals, ...counts } =
-      scope.kind === 'tag' ? await this.stats.forTag(scope.tagId) : await this.computedFor(scope);
+  /** A tag's stats: a real tag's from its kept rows (undefined when there is no such tag), the reserved tag's computed. */
+  async forScope(scope: NamedScope): Promise<TagStats | undefined> {
+    const found = scope.kind === 'named' ? await this.stats.forTag(scope) : await this.computedFor(scope);
+    if (found === undefined) return undefined;
+    const { totals, ...counts } = found;
     return {
       address_count: counts.address_count,
       token_holding_count: counts.token_holding_count,

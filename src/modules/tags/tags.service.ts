@@ -113,8 +113,9 @@ export class TagsService {
   }
 
   async details(accountId: number, tag: string): Promise<TagDetailsDto> {
-    const scope = await this.scopes.resolve(accountId, tag);
-    return { tag, stats: await this.stats.forScope(scope) };
+    const stats = await this.stats.forScope(this.scopes.named(accountId, tag));
+    if (stats === undefined) throw this.scopes.notFound(tag);
+    return { tag, stats };
   }
 
   async members(accountId: number, tag: string, page: number, perPage: number): Promise<OffsetPage<TaggedAddressDto>> {
