@@ -80,8 +80,8 @@ export class HoldingsRepository {
    * such tag. The page's keys come from tag_holdings (the members' holdings above zero, in list
    * order), so a page costs its own rows whatever else is held; the total is the tag's
    * holding_count in tag_stats, or the count of its tag_holdings rows for that chain or token.
-   * One round trip rather than two or three: under load each statement is a wake-up of a
-   * PostgreSQL backend and of the service (bench/README.md, changes 24 and 61).
+   * One round trip rather than two: under load each statement is a wake-up of a PostgreSQL
+   * backend and of the service (bench/README.md, changes 24 and 61).
    */
   async tagPage(
     tag: NamedTag,
