@@ -84,7 +84,7 @@ export async function startFloor(databaseUrl: string, port = 0): Promise<Floor> 
   const tags = new TagsService(tagsRepository, scopes, stats);
   const handlers: Handlers = {
     accounts: new AccountsService(new AccountsRepository(db)),
-    addresses: new AddressesService(tags, stats),
+    addresses: new AddressesService(stats),
     tags,
     holdings: new HoldingsService(new HoldingsRepository(db), scopes),
     transactions: new TransactionsService(new TransactionsRepository(db), scopes),

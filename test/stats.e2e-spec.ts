@@ -182,6 +182,18 @@ describe.each(DATABASES)('address and tag stats on %s', (kind) => {
       ...expectedStats(new Set(UNTAGGED.map((a) => a.canonical))),
     });
   });
+
+  it('lists the account’s tags beside the stats, once each however many holdings, in binary order', async () => {
+    const busy = evm[0]!;
+    expect(HOLDINGS.filter((h) => h.address === busy && h.balance !== '0').length).toBeGreaterThan(1);
+    for (const tag of ['ab_cd_tag', 'ab0cd_tag']) await tagAddresses(t, t.keys.alice, tag, [busy.input]).expect(200);
+    const path = `/v2/addresses/${busy.input}`;
+    const body = (await get(path)).body as { tags: string[]; stats: unknown };
+    expect(body.tags).toEqual(['ab0cd_tag', 'ab_cd_tag', 'traders']);
+    expect(body.stats).toEqual(expectedStats(new Set([busy.canonical])));
+    expect((await t.http().get(path).set('X-API-Key', t.keys.bob).expect(200)).body.tags).toEqual([]);
+    expect((await get(`/v2/addresses/${UNTAGGED[0]!.input}`)).body.tags).toEqual(['0']);
+  });
 });
 
 /**

@@ -55,6 +55,13 @@ export function bigSumValue(dialect: Dialect, expression: SqlFragment): SqlFragm
   return dialect === 'postgres' ? sql`SUM(${expression})` : sql`bigsum(${expression})`;
 }
 
+/** The values of a text column joined by `separator` (a string the code names, never input); NULL over no rows. */
+export function joinedText(dialect: Dialect, expression: SqlFragment, separator: string): SqlFragment {
+  return dialect === 'postgres'
+    ? sql`string_agg(${expression}, ${raw(`'${separator}'`)})`
+    : sql`group_concat(${expression}, ${raw(`'${separator}'`)})`;
+}
+
 /** Exact sum of two big decimals, either of them negative (SQLite uses the `bigadd` function we register). */
 export function bigAdd(dialect: Dialect, left: SqlFragment, right: SqlFragment): SqlFragment {
   return dialect === 'postgres' ? sql`(${left} + ${right})` : sql`bigadd(${left}, ${right})`;

@@ -1,12 +1,11 @@
 import { Module } from '@nestjs/common';
 import { StatsModule } from '../stats/stats.module';
-import { TagsModule } from '../tags/tags.module';
 import { AddressesController } from './addresses.controller';
 import { AddressesService } from './addresses.service';
 
 /** GET /v2/addresses/:address. The parsing it relies on is the Nest-free code one folder up. */
 @Module({
-  imports: [TagsModule, StatsModule],
+  imports: [StatsModule],
   controllers: [AddressesController],
   providers: [AddressesService],
 })

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Db } from '../../database/db.service';
 import { addressSet } from '../../database/address-sets';
 import { type Drift, findDrift, rebuildAggregates } from '../aggregates/aggregates.service';
-import { bigSum } from '../../database/dialect';
+import { bigSum, joinedText } from '../../database/dialect';
 import { prepared, raw, sql, SqlFragment } from '../../database/sql';
 import { NamedTag, TagScope } from '../../core/tags/tag-scope';
 
@@ -56,19 +56,32 @@ export class StatsRepository {
 
   /**
    * An address's kept counts and its holdings above zero, one per token deployment with the
-   * token's latest price: one statement, so a request wakes one backend once. One row per holding,
-   * each carrying the counts, or one row without a holding.
+   * token's latest price, and whether the account tracks it with which tags (`listedTags`): one
+   * statement, so a request wakes one backend once and holds one pooled connection. One row per
+   * holding, each carrying the counts and the tags, or one row without a holding.
    */
-  async forAddress(address: string): Promise<Counts & { totals: DeploymentTotal[] }> {
-    const rows = await this.db.query<CountRow & NullableTotalRow>(
+  async forAddress(
+    address: string,
+    accountId: number,
+  ): Promise<Counts & { totals: DeploymentTotal[]; tracked: boolean; tags: string[] }> {
+    const rows = await this.db.query<CountRow & NullableTotalRow & { tracked: number | string; tags: string | null }>(
       prepared(sql`SELECT s.holding_count AS holdings, s.txn_count AS transactions, h.balance, d.decimals,
-              (SELECT p.usd FROM prices p WHERE p.token_id = d.token_id ORDER BY p.at DESC LIMIT 1) AS usd
+              (SELECT p.usd FROM prices p WHERE p.token_id = d.token_id ORDER BY p.at DESC LIMIT 1) AS usd,
+              (SELECT COUNT(*) FROM tracked_addresses tr WHERE tr.account_id = ${accountId} AND tr.address = ${address}) AS tracked,
+              (SELECT ${joinedText(this.db.dialect, raw('t.name'), ',')} FROM address_tags m JOIN tags t ON t.id = m.tag_id
+                WHERE m.address = ${address} AND m.account_id = ${accountId}) AS tags
           FROM (SELECT ${address} AS address) a
           LEFT JOIN address_stats s ON s.address = a.address
           LEFT JOIN holdings h ON h.address = a.address AND h.balance <> '0'
           LEFT JOIN token_deployments d ON d.chain = h.chain AND d.address = h.token_address`),
     );
-    return { ...toCounts(rows[0]), totals: totalsOf(rows) };
+    const first = rows[0]!;
+    return {
+      ...toCounts(first),
+      totals: totalsOf(rows),
+      tracked: Number(first.tracked) > 0,
+      tags: first.tags === null ? [] : first.tags.split(','),
+    };
   }
 
   /**

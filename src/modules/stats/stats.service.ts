@@ -3,6 +3,7 @@ import { NamedScope, TagScope } from '../../core/tags/tag-scope';
 import type { Drift } from '../aggregates/aggregates.service';
 import { StatsRepository } from './stats.repository';
 import { totalUsd } from '../../core/money/valuation';
+import { listedTags } from '../../core/tags/tag-rules';
 
 export interface AddressStats {
   token_holding_count: number;
@@ -42,9 +43,17 @@ export class StatsService {
     return { drift, repaired: true };
   }
 
-  async forAddress(address: string): Promise<AddressStats> {
-    const { totals, ...counts } = await this.stats.forAddress(address);
-    return { ...counts, total_value_usd: totalUsd(totals) };
+  /** An address's stats, and the account's tags of it (`listedTags`), read together. */
+  async forAddress(address: string, accountId: number): Promise<{ stats: AddressStats; tags: string[] }> {
+    const found = await this.stats.forAddress(address, accountId);
+    return {
+      stats: {
+        token_holding_count: found.token_holding_count,
+        txn_count: found.txn_count,
+        total_value_usd: totalUsd(found.totals),
+      },
+      tags: listedTags(found.tracked, found.tags),
+    };
   }
 
   /** A tag's stats: a real tag's from its kept rows (undefined when there is no such tag), the reserved tag's computed. */

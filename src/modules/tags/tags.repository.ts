@@ -17,6 +17,7 @@ import {
 import { addressChunks, and, chunks, list, prepared, sql } from '../../database/sql';
 import { settingOnce } from '../../database/settings';
 import { TagScope } from '../../core/tags/tag-scope';
+import { listedTags } from '../../core/tags/tag-rules';
 import { binaryOrder } from '../../core/text/binary-order';
 
 export interface TagSummaryRow {
@@ -313,7 +314,7 @@ export class TagsRepository {
         result.set(row.address, tags);
       }
     }
-    for (const [address, tags] of result) result.set(address, tags.length === 0 ? ['0'] : tags.sort(binaryOrder));
+    for (const [address, tags] of result) result.set(address, listedTags(true, tags));
     return result;
   }
 }
