@@ -131,8 +131,18 @@ async function handle(handlers: Handlers, request: IncomingMessage, response: Se
 
 async function route(handlers: Handlers, accountId: number, url: URL, response: ServerResponse): Promise<void> {
   const [, version, resource, parameter, extra] = url.pathname.split('/');
-  if (version !== 'v2' || extra !== undefined) throw new ApiError('NOT_FOUND', 'Unknown route.');
   const query = url.searchParams;
+  if (version === 'v2' && resource === 'tags' && parameter !== undefined && extra === 'addresses') {
+    const page = whole(query, 'page', 1, 1e9);
+    const result = await handlers.tags.members(
+      accountId,
+      decodeURIComponent(parameter),
+      page,
+      whole(query, 'per_page', 30, 100),
+    );
+    return send(response, 200, result.items, links(result, url));
+  }
+  if (version !== 'v2' || extra !== undefined) throw new ApiError('NOT_FOUND', 'Unknown route.');
   if (resource === 'addresses' && parameter !== undefined) {
     const parsed = parseAddress(decodeURIComponent(parameter));
     if (!parsed.ok) throw new ApiError('INVALID_ADDRESS', parsed.reason);

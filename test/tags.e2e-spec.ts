@@ -284,6 +284,22 @@ describe.each(DATABASES)('tags on %s', (kind) => {
       expect(page1.headers.link).toContain('per_page=2');
     });
 
+    it("lists each of a tag's addresses with all of the account's tags, in binary order, and no other account's", async () => {
+      const [shared, alone] = evmAddresses(2);
+      await alice().post('/v2/tags/zz_listed', [shared!, alone!]).expect(200);
+      await alice().post('/v2/tags/ab_listed', [shared!]).expect(200);
+      await alice().post('/v2/tags/ab0listed', [shared!]).expect(200);
+      await bob().post('/v2/tags/bob_listed', [shared!]).expect(200);
+      const { body } = await alice().get('/v2/tags/zz_listed/addresses').expect(200);
+      // Added together: the same time of assignment, so in address order.
+      const expected = [
+        { address: shared, tags: ['ab0listed', 'ab_listed', 'zz_listed'], chains: EVM_CHAINS },
+        { address: alone, tags: ['zz_listed'], chains: EVM_CHAINS },
+      ].sort((a, b) => (a.address! < b.address! ? -1 : 1));
+      expect(body).toEqual(expected);
+      await bob().del('/v2/tags/bob_listed').expect(204);
+    });
+
     it("names a tag's last page, and its count in the list of tags, from the kept count as members come and go", async () => {
       const members = evmAddresses(5);
       await alice().post('/v2/tags/counted_tag', members).expect(200);

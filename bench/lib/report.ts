@@ -10,6 +10,7 @@ export const ENDPOINT_IDS = [
   'untagged',
   'listing',
   'tag_transactions',
+  'members',
 ] as const;
 export type EndpointId = (typeof ENDPOINT_IDS)[number];
 
@@ -22,6 +23,7 @@ export const ENDPOINT_LABELS: Record<EndpointId, string> = {
   untagged: 'GET /v2/tags/0, /v2/token-holdings?tag=0',
   listing: 'GET /v2/token-holdings (all, ?chain=, ?token_address=0)',
   tag_transactions: 'GET /v2/transactions?tag=',
+  members: 'GET /v2/tags/:tag/addresses',
 };
 
 /** The endpoints of "reads while writing", driven together, requests in turn. */

@@ -37,6 +37,8 @@ export function pathsFor(id: EndpointId, meta: DatasetMeta): string[] {
       ];
     case 'tag_transactions':
       return tags.map((tag) => `/v2/transactions?tag=${tag}`);
+    case 'members':
+      return tags.map((tag) => `/v2/tags/${tag}/addresses`);
   }
 }
 

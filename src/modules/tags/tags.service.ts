@@ -8,7 +8,7 @@ import { parseInstant } from '../../core/time/instant';
 import { TagHistoryEntryDto, TagHistoryQueryDto, toTagHistoryEntry } from './dto/tag-history.dto';
 import { StatsService } from '../stats/stats.service';
 import { TagDetailsDto, TaggedAddressDto, TagSummaryDto, toTaggedAddress, toTagSummary } from './dto/tag.dto';
-import { MAX_TAGS_PER_ADDRESS, UNTAGGED } from '../../core/tags/tag-rules';
+import { listedTags, MAX_TAGS_PER_ADDRESS, UNTAGGED } from '../../core/tags/tag-rules';
 import { TagScopeService } from './tag-scope.service';
 import { TagsRepository } from './tags.repository';
 
@@ -119,6 +119,15 @@ export class TagsService {
   }
 
   async members(accountId: number, tag: string, page: number, perPage: number): Promise<OffsetPage<TaggedAddressDto>> {
+    const named = this.scopes.named(accountId, tag);
+    if (named.kind === 'named') {
+      const found = await this.tags.namedMembersPage(named, (page - 1) * perPage, perPage);
+      if (found === undefined) throw this.scopes.notFound(tag);
+      const records = found.members.map((member) =>
+        toTaggedAddress(reparse(member.address), listedTags(true, member.tags)),
+      );
+      return new OffsetPage(records, page, perPage, found.total);
+    }
     const scope = await this.scopes.resolve(accountId, tag);
     const [total, addresses] = await Promise.all([
       this.tags.countMembers(scope),
