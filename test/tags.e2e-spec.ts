@@ -266,6 +266,13 @@ describe.each(DATABASES)('tags on %s', (kind) => {
       const second = await alice().get('/v2/tags?per_page=2&page=2').expect(200);
       expect(second.body.map((tag: { tag: string }) => tag.tag)).toEqual(names.slice(2, 4));
       expect(second.headers.link).toContain('rel="prev"');
+      // Past the end: no tags, and the count still names the last page.
+      const last = Math.ceil(names.length / 2);
+      const past = await alice()
+        .get(`/v2/tags?per_page=2&page=${last + 5}`)
+        .expect(200);
+      expect(past.body).toEqual([]);
+      expect(/[?&]page=(\d+)[^>]*>;\s*rel="prev"/.exec(past.headers.link ?? '')?.[1]).toBe(String(last));
     });
 
     it("lists a tag's addresses by time of assignment, then address, with per_page", async () => {

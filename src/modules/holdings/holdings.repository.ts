@@ -48,9 +48,10 @@ export class HoldingsRepository {
   constructor(private readonly db: Db) {}
 
   /**
-   * The page and the total, for any filters but a real tag's without an address (`tagPage`). The
-   * count and the page run side by side on holdings; without an address or a tag the count is the
-   * kept holder counts' sum (keptTotal).
+   * The page and the total, for any filters but a real tag's without an address (`tagPage`), in
+   * one statement (one round trip and one pooled connection; bench/README change 64). Without an
+   * address or a tag the total is the kept holder counts' sum (keptTotal), otherwise a count of
+   * the holdings the filters select.
    */
   async page(filters: HoldingFilters, offset: number, limit: number): Promise<HoldingsPage> {
     const where = whereClause(filters);
@@ -61,17 +62,20 @@ export class HoldingsRepository {
         : sql`SELECT h.chain, h.token_address, h.address FROM holdings h WHERE ${where}
               ORDER BY h.chain, h.token_address, h.address LIMIT ${pageSize(limit)} OFFSET ${offset}`,
     );
-    const [total, rows] = await Promise.all([
-      this.db.count(
-        filters.address === undefined && filters.scope === undefined
-          ? keptTotal(filters)
-          : sql`SELECT COUNT(*) FROM holdings h WHERE ${where}`,
-      ),
-      // Kept prepared unless an address set is in it (its best plan depends on the set's size) or
-      // its text depends on the chains a token's page spans.
-      this.db.query<HoldingRow>(filters.scope === undefined && !oneToken ? prepared(page) : page),
-    ]);
-    return { total, rows };
+    const total =
+      filters.address === undefined && filters.scope === undefined
+        ? keptTotal(filters)
+        : sql`SELECT COUNT(*) FROM holdings h WHERE ${where}`;
+    // One row with a null page when the page is past the end, so the total comes back either way.
+    const statement = sql`SELECT c.total, page.* FROM (SELECT (${total}) AS total) c
+                          LEFT JOIN (${page}) page ON 1 = 1
+                          ORDER BY page.chain, page.token_address, page.address`;
+    // Kept prepared unless an address set is in it (its best plan depends on the set's size) or
+    // its text depends on the chains a token's page spans.
+    const found = await this.db.query<HoldingRow & { total: number | string }>(
+      filters.scope === undefined && !oneToken ? prepared(statement) : statement,
+    );
+    return { total: Number(found[0]!.total), rows: found.filter((row) => row.chain !== null) };
   }
 
   /**
@@ -183,7 +187,7 @@ function keptTotal(filters: HoldingFilters): SqlFragment {
   const conditions: SqlFragment[] = [];
   if (filters.chain !== undefined) conditions.push(sql`chain = ${filters.chain}`);
   if (filters.tokenAddress !== undefined) conditions.push(sql`token_address = ${filters.tokenAddress}`);
-  return prepared(sql`SELECT COALESCE(SUM(holders), 0) FROM token_holders WHERE ${and(conditions)}`);
+  return sql`SELECT COALESCE(SUM(holders), 0) FROM token_holders WHERE ${and(conditions)}`;
 }
 
 function whereClause(filters: HoldingFilters): SqlFragment {

@@ -256,27 +256,40 @@ export class TagsRepository {
     return settingOnce(this.db, SETTING_CURSOR_SECRET, candidate);
   }
 
-  countTags(accountId: number): Promise<number> {
-    return this.db.count(sql`SELECT COUNT(*) FROM tags WHERE account_id = ${accountId}`);
-  }
-
-  async pageTags(accountId: number, offset: number, limit: number): Promise<TagSummaryRow[]> {
+  /**
+   * A page of the account's tags by name, with each one's kept address count, and how many tags
+   * the account has, in one statement (bench/README change 64). A page past the end has no tags
+   * and the total still.
+   */
+  async pageTags(accountId: number, offset: number, limit: number): Promise<{ total: number; tags: TagSummaryRow[] }> {
     const found = await this.db.query<{
-      name: string;
+      total: number | string;
+      name: string | null;
       address_count: number | string;
       created_at: Date | string;
       updated_at: Date | string;
     }>(
-      sql`SELECT t.name, s.address_count, t.created_at, t.updated_at
-       FROM tags t JOIN tag_stats s ON s.tag_id = t.id
-       WHERE t.account_id = ${accountId} ORDER BY t.name LIMIT ${limit} OFFSET ${offset}`,
+      prepared(sql`SELECT c.total, page.* FROM (SELECT COUNT(*) AS total FROM tags WHERE account_id = ${accountId}) c
+          LEFT JOIN (SELECT t.name, s.address_count, t.created_at, t.updated_at
+              FROM tags t JOIN tag_stats s ON s.tag_id = t.id
+              WHERE t.account_id = ${accountId} ORDER BY t.name LIMIT ${pageSize(limit)} OFFSET ${offset}) page ON 1 = 1
+          ORDER BY page.name`),
     );
-    return found.map((row) => ({
-      name: row.name,
-      address_count: Number(row.address_count),
-      created_at: toIso(row.created_at),
-      updated_at: toIso(row.updated_at),
-    }));
+    return {
+      total: Number(found[0]!.total),
+      tags: found.flatMap((row) =>
+        row.name === null
+          ? []
+          : [
+              {
+                name: row.name,
+                address_count: Number(row.address_count),
+                created_at: toIso(row.created_at),
+                updated_at: toIso(row.updated_at),
+              },
+            ],
+      ),
+    };
   }
 
   /** A real tag's from its kept count (tag_stats); the reserved tag's from the partial index of its set. */

@@ -105,11 +105,8 @@ export class TagsService {
   }
 
   async list(accountId: number, page: number, perPage: number): Promise<OffsetPage<TagSummaryDto>> {
-    const [total, rows] = await Promise.all([
-      this.tags.countTags(accountId),
-      this.tags.pageTags(accountId, (page - 1) * perPage, perPage),
-    ]);
-    return new OffsetPage(rows.map(toTagSummary), page, perPage, total);
+    const { total, tags } = await this.tags.pageTags(accountId, (page - 1) * perPage, perPage);
+    return new OffsetPage(tags.map(toTagSummary), page, perPage, total);
   }
 
   async details(accountId: number, tag: string): Promise<TagDetailsDto> {
