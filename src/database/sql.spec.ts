@@ -1,4 +1,4 @@
-import { and, chunks, join, list, pageSize, raw, render, rows, sql } from './sql';
+import { and, chunks, join, list, pageBesideTotal, pageSize, raw, render, rows, splitPage, sql } from './sql';
 
 describe('sql fragments', () => {
   it('binds each value where it stands, numbered for PostgreSQL and in order for SQLite', () => {
@@ -69,6 +69,30 @@ describe('sql fragments', () => {
     for (const bad of [1.5, -1, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53]) {
       expect(() => pageSize(bad)).toThrow(/whole number/);
     }
+  });
+
+  it('reads a page beside its total, and takes the answer apart: past the end, and nothing to page', () => {
+    const statement = pageBesideTotal(sql`SELECT ${3} AS total`, sql`SELECT name FROM t LIMIT 2`, raw('page.name'));
+    expect(render(statement, 'postgres').text).toBe(
+      'SELECT c.total, page.* FROM (SELECT $1 AS total) c LEFT JOIN (SELECT name FROM t LIMIT 2) page ON 1 = 1 ORDER BY page.name',
+    );
+    expect(
+      splitPage(
+        [
+          { total: '3', name: 'a' },
+          { total: '3', name: 'b' },
+        ],
+        'name',
+      ),
+    ).toEqual({
+      total: 3,
+      rows: [
+        { total: '3', name: 'a' },
+        { total: '3', name: 'b' },
+      ],
+    });
+    expect(splitPage([{ total: 3, name: null }], 'name')).toEqual({ total: 3, rows: [] });
+    expect(splitPage<{ total: number; name: string | null }>([], 'name')).toBeUndefined();
   });
 
   it('cuts items into statement-sized slices', () => {

@@ -59,6 +59,27 @@ export function pageSize(limit: number): SqlFragment {
   return raw(String(limit));
 }
 
+/**
+ * A page and its total in one statement, so that a paged route takes one round trip and one pooled
+ * connection (bench/README.md, changes 61-64). `total` selects one row with a `total` column, or
+ * none when what is paged does not exist (then the answer has no row); `page` selects the page's
+ * rows, ordered again by `orderBy` (columns of `page.`) outside. A page past the end comes back as
+ * one row with the total and nulls; `splitPage` takes the two apart.
+ */
+export function pageBesideTotal(total: SqlFragment, page: SqlFragment, orderBy: SqlFragment): SqlFragment {
+  return sql`SELECT c.total, page.* FROM (${total}) c LEFT JOIN (${page}) page ON 1 = 1 ORDER BY ${orderBy}`;
+}
+
+/** The total and the page's rows of a `pageBesideTotal` answer (rows whose `present` column is set), or undefined when it has no row. */
+export function splitPage<T extends { total: number | string }>(
+  found: readonly T[],
+  present: keyof T,
+): { total: number; rows: T[] } | undefined {
+  const first = found[0];
+  if (first === undefined) return undefined;
+  return { total: Number(first.total), rows: found.filter((row) => row[present] !== null) };
+}
+
 /** Trusted text inserted as it is: identifiers and keywords chosen by the code, never input. */
 export function raw(text: string): SqlFragment {
   return new SqlFragment([text], []);

@@ -2,7 +2,18 @@ import { Injectable } from '@nestjs/common';
 import { ChainId } from '../../core/chains/chain-ids';
 import { addressSet } from '../../database/address-sets';
 import { Db } from '../../database/db.service';
-import { and, join, list, pageSize, prepared, raw, sql, SqlFragment } from '../../database/sql';
+import {
+  and,
+  join,
+  list,
+  pageBesideTotal,
+  pageSize,
+  prepared,
+  raw,
+  splitPage,
+  sql,
+  SqlFragment,
+} from '../../database/sql';
 import { NamedTag, TagScope } from '../../core/tags/tag-scope';
 import { binaryOrder } from '../../core/text/binary-order';
 
@@ -43,6 +54,9 @@ export interface HoldingsPage {
  */
 const POSITIVE = raw("h.balance <> '0'");
 
+/** The list's order, applied again outside a `pageBesideTotal`. */
+const LIST_ORDER = raw('page.chain, page.token_address, page.address');
+
 @Injectable()
 export class HoldingsRepository {
   constructor(private readonly db: Db) {}
@@ -66,16 +80,13 @@ export class HoldingsRepository {
       filters.address === undefined && filters.scope === undefined
         ? keptTotal(filters)
         : sql`SELECT COUNT(*) FROM holdings h WHERE ${where}`;
-    // One row with a null page when the page is past the end, so the total comes back either way.
-    const statement = sql`SELECT c.total, page.* FROM (SELECT (${total}) AS total) c
-                          LEFT JOIN (${page}) page ON 1 = 1
-                          ORDER BY page.chain, page.token_address, page.address`;
+    const statement = pageBesideTotal(sql`SELECT (${total}) AS total`, page, LIST_ORDER);
     // Kept prepared unless an address set is in it (its best plan depends on the set's size) or
     // its text depends on the chains a token's page spans.
     const found = await this.db.query<HoldingRow & { total: number | string }>(
       filters.scope === undefined && !oneToken ? prepared(statement) : statement,
     );
-    return { total: Number(found[0]!.total), rows: found.filter((row) => row.chain !== null) };
+    return splitPage(found, 'chain')!;
   }
 
   /**
@@ -103,18 +114,17 @@ export class HoldingsRepository {
         : sql`SELECT COUNT(*) FROM tag_holdings WHERE ${and(conditions)}`;
     const keys = sql`SELECT chain, token_address, address FROM tag_holdings WHERE ${and(conditions)}
                      ORDER BY chain, token_address, address LIMIT ${pageSize(limit)} OFFSET ${offset}`;
-    // One row with a null page when the page is past the end, so the total comes back either way;
-    // none when there is no such tag.
+    // No row when there is no such tag.
     const found = await this.db.query<HoldingRow & { total: number | string }>(
-      prepared(sql`SELECT c.total, page.* FROM (SELECT COALESCE((${total}), 0) AS total FROM tag_stats WHERE tag_id = ${tagId}) c
-                   LEFT JOIN (${withTokens(keys)}) page ON 1 = 1
-                   ORDER BY page.chain, page.token_address, page.address`),
+      prepared(
+        pageBesideTotal(
+          sql`SELECT COALESCE((${total}), 0) AS total FROM tag_stats WHERE tag_id = ${tagId}`,
+          withTokens(keys),
+          LIST_ORDER,
+        ),
+      ),
     );
-    if (found.length === 0) return undefined;
-    return {
-      total: Number(found[0]!.total),
-      rows: found.filter((row) => row.chain !== null),
-    };
+    return splitPage(found, 'chain');
   }
 
   /**

@@ -14,7 +14,18 @@ import {
   readMembersPart,
   shareAddresses,
 } from '../aggregates/aggregates.service';
-import { addressChunks, and, chunks, list, pageSize, prepared, raw, sql } from '../../database/sql';
+import {
+  addressChunks,
+  and,
+  chunks,
+  list,
+  pageBesideTotal,
+  pageSize,
+  prepared,
+  raw,
+  splitPage,
+  sql,
+} from '../../database/sql';
 import { settingOnce } from '../../database/settings';
 import { type NamedTag as TagByName, TagScope } from '../../core/tags/tag-scope';
 import { listedTags } from '../../core/tags/tag-rules';
@@ -269,26 +280,25 @@ export class TagsRepository {
       created_at: Date | string;
       updated_at: Date | string;
     }>(
-      prepared(sql`SELECT c.total, page.* FROM (SELECT COUNT(*) AS total FROM tags WHERE account_id = ${accountId}) c
-          LEFT JOIN (SELECT t.name, s.address_count, t.created_at, t.updated_at
+      prepared(
+        pageBesideTotal(
+          sql`SELECT COUNT(*) AS total FROM tags WHERE account_id = ${accountId}`,
+          sql`SELECT t.name, s.address_count, t.created_at, t.updated_at
               FROM tags t JOIN tag_stats s ON s.tag_id = t.id
-              WHERE t.account_id = ${accountId} ORDER BY t.name LIMIT ${pageSize(limit)} OFFSET ${offset}) page ON 1 = 1
-          ORDER BY page.name`),
-    );
-    return {
-      total: Number(found[0]!.total),
-      tags: found.flatMap((row) =>
-        row.name === null
-          ? []
-          : [
-              {
-                name: row.name,
-                address_count: Number(row.address_count),
-                created_at: toIso(row.created_at),
-                updated_at: toIso(row.updated_at),
-              },
-            ],
+              WHERE t.account_id = ${accountId} ORDER BY t.name LIMIT ${pageSize(limit)} OFFSET ${offset}`,
+          raw('page.name'),
+        ),
       ),
+    );
+    const { total, rows } = splitPage(found, 'name')!;
+    return {
+      total,
+      tags: rows.map((row) => ({
+        name: row.name!,
+        address_count: Number(row.address_count),
+        created_at: toIso(row.created_at),
+        updated_at: toIso(row.updated_at),
+      })),
     };
   }
 
@@ -321,22 +331,24 @@ export class TagsRepository {
     limit: number,
   ): Promise<{ total: number; members: { address: string; tags: string[] }[] } | undefined> {
     const tagId = sql`(SELECT id FROM tags WHERE account_id = ${tag.accountId} AND name = ${tag.name})`;
-    const rows = await this.db.query<{ total: number | string; address: string | null; tags: string | null }>(
-      prepared(sql`SELECT c.total, page.address, page.tags
-          FROM (SELECT address_count AS total FROM tag_stats WHERE tag_id = ${tagId}) c
-          LEFT JOIN (SELECT m.address, m.created_at,
+    const found = await this.db.query<{ total: number | string; address: string | null; tags: string | null }>(
+      prepared(
+        pageBesideTotal(
+          sql`SELECT address_count AS total FROM tag_stats WHERE tag_id = ${tagId}`,
+          sql`SELECT m.address, m.created_at,
                 (SELECT ${joinedText(this.db.dialect, raw('t.name'), ',')} FROM address_tags a JOIN tags t ON t.id = a.tag_id
                   WHERE a.address = m.address AND a.account_id = ${tag.accountId}) AS tags
               FROM address_tags m WHERE m.tag_id = ${tagId}
-              ORDER BY m.created_at, m.address LIMIT ${pageSize(limit)} OFFSET ${offset}) page ON 1 = 1
-          ORDER BY page.created_at, page.address`),
-    );
-    if (rows.length === 0) return undefined;
-    return {
-      total: Number(rows[0]!.total),
-      members: rows.flatMap((row) =>
-        row.address === null ? [] : [{ address: row.address, tags: row.tags === null ? [] : row.tags.split(',') }],
+              ORDER BY m.created_at, m.address LIMIT ${pageSize(limit)} OFFSET ${offset}`,
+          raw('page.created_at, page.address'),
+        ),
       ),
+    );
+    const page = splitPage(found, 'address');
+    if (page === undefined) return undefined;
+    return {
+      total: page.total,
+      members: page.rows.map((row) => ({ address: row.address!, tags: row.tags === null ? [] : row.tags.split(',') })),
     };
   }
 
