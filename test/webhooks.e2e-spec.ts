@@ -182,6 +182,9 @@ describe.each(DATABASES)('webhooks on %s', (kind: DatabaseKind) => {
       const page = await t.http().get('/v2/webhooks?per_page=5&page=2').set('X-API-Key', keys.alice).expect(200);
       expect((page.body as unknown[]).length).toBe(5);
       expect(page.headers.link).toContain('rel="last"');
+      const past = await t.http().get('/v2/webhooks?per_page=5&page=9').set('X-API-Key', keys.alice).expect(200);
+      expect(past.body).toEqual([]);
+      expect(/[?&]page=(\d+)[^>]*>;\s*rel="prev"/.exec(past.headers.link ?? '')?.[1]).toBe('4');
       await t.http().get('/v2/webhooks?limit=5').set('X-API-Key', keys.alice).expect(400);
 
       const target = made[0]!;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../../database/db.service';
-import { list, sql } from '../../database/sql';
+import { list, pageBesideTotal, raw, splitPage, sql } from '../../database/sql';
 
 export interface TokenRow {
   id: string;
@@ -20,14 +20,16 @@ export interface DeploymentRow {
 export class TokensRepository {
   constructor(private readonly db: Db) {}
 
-  count(): Promise<number> {
-    return this.db.count(sql`SELECT COUNT(*) FROM tokens`);
-  }
-
-  page(offset: number, limit: number): Promise<TokenRow[]> {
-    return this.db.query<TokenRow>(
-      sql`SELECT id, name, symbol, icon_url FROM tokens ORDER BY id LIMIT ${limit} OFFSET ${offset}`,
+  /** A page of the tokens by id, and how many there are, in one statement (`pageBesideTotal`). */
+  async page(offset: number, limit: number): Promise<{ total: number; rows: TokenRow[] }> {
+    const found = await this.db.query<TokenRow & { total: number | string }>(
+      pageBesideTotal(
+        sql`SELECT COUNT(*) AS total FROM tokens`,
+        sql`SELECT id, name, symbol, icon_url FROM tokens ORDER BY id LIMIT ${limit} OFFSET ${offset}`,
+        raw('page.id'),
+      ),
     );
+    return splitPage(found, 'id')!;
   }
 
   /** Deployments of the given tokens, in the order of GET /v2/chains, then by address. */

@@ -8,7 +8,7 @@ export class TokensService {
   constructor(private readonly tokens: TokensRepository) {}
 
   async page(page: number, perPage: number): Promise<OffsetPage<TokenDto>> {
-    const [total, rows] = await Promise.all([this.tokens.count(), this.tokens.page((page - 1) * perPage, perPage)]);
+    const { total, rows } = await this.tokens.page((page - 1) * perPage, perPage);
     const deployments = new Map<string, DeploymentDto[]>();
     for (const row of await this.tokens.deploymentsOf(rows.map((token) => token.id))) {
       const list = deployments.get(row.token_id) ?? [];

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Db, Sql } from '../../database/db.service';
 import { forUpdate } from '../../database/dialect';
-import { chunks, empty, join, list, rows, sql } from '../../database/sql';
+import { chunks, empty, join, list, pageBesideTotal, raw, rows, splitPage, sql } from '../../database/sql';
 
 export interface WebhookRow {
   id: string;
@@ -157,15 +157,17 @@ export class WebhooksRepository {
     return tags;
   }
 
-  async count(accountId: number): Promise<number> {
-    return this.db.count(sql`SELECT COUNT(*) FROM webhooks WHERE account_id = ${accountId}`);
-  }
-
-  page(accountId: number, offset: number, limit: number): Promise<WebhookRow[]> {
-    return this.db.query<WebhookRow>(
-      sql`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE account_id = ${accountId}
-          ORDER BY created_at, id LIMIT ${limit} OFFSET ${offset}`,
+  /** A page of the account's webhooks (oldest first), and how many it has, in one statement (`pageBesideTotal`). */
+  async page(accountId: number, offset: number, limit: number): Promise<{ total: number; rows: WebhookRow[] }> {
+    const found = await this.db.query<WebhookRow & { total: number | string }>(
+      pageBesideTotal(
+        sql`SELECT COUNT(*) AS total FROM webhooks WHERE account_id = ${accountId}`,
+        sql`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE account_id = ${accountId}
+            ORDER BY created_at, id LIMIT ${limit} OFFSET ${offset}`,
+        raw('page.created_at, page.id'),
+      ),
     );
+    return splitPage(found, 'id')!;
   }
 
   /**
@@ -230,15 +232,21 @@ export class WebhooksRepository {
     }
   }
 
-  async countDeliveries(webhookId: string): Promise<number> {
-    return this.db.count(sql`SELECT COUNT(*) FROM webhook_events WHERE webhook_id = ${webhookId}`);
-  }
-
-  pageDeliveries(webhookId: string, offset: number, limit: number): Promise<DeliveryRow[]> {
-    return this.db.query<DeliveryRow>(
-      sql`SELECT id, event_type, status, attempts, last_attempt_at, next_attempt_at, response_status, error, created_at
-          FROM webhook_events WHERE webhook_id = ${webhookId} ORDER BY seq DESC LIMIT ${limit} OFFSET ${offset}`,
+  /** A page of a webhook's deliveries (newest first), and how many it has, in one statement (`pageBesideTotal`). */
+  async pageDeliveries(
+    webhookId: string,
+    offset: number,
+    limit: number,
+  ): Promise<{ total: number; rows: DeliveryRow[] }> {
+    const found = await this.db.query<DeliveryRow & { total: number | string }>(
+      pageBesideTotal(
+        sql`SELECT COUNT(*) AS total FROM webhook_events WHERE webhook_id = ${webhookId}`,
+        sql`SELECT seq, id, event_type, status, attempts, last_attempt_at, next_attempt_at, response_status, error, created_at
+            FROM webhook_events WHERE webhook_id = ${webhookId} ORDER BY seq DESC LIMIT ${limit} OFFSET ${offset}`,
+        raw('page.seq DESC'),
+      ),
     );
+    return splitPage(found, 'id')!;
   }
 
   // ---- announcing, inside a follower's transaction ----

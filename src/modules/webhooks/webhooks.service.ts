@@ -56,10 +56,7 @@ export class WebhooksService {
   }
 
   async list(accountId: number, page: number, perPage: number): Promise<OffsetPage<WebhookDto>> {
-    const [total, rows] = await Promise.all([
-      this.repository.count(accountId),
-      this.repository.page(accountId, (page - 1) * perPage, perPage),
-    ]);
+    const { total, rows } = await this.repository.page(accountId, (page - 1) * perPage, perPage);
     const tags = await this.repository.tagsOf(rows.map((row) => row.id));
     return new OffsetPage(
       rows.map((row) => toWebhook(row, tags.get(row.id) ?? [])),
@@ -121,10 +118,7 @@ export class WebhooksService {
 
   async deliveries(accountId: number, id: string, page: number, perPage: number): Promise<OffsetPage<DeliveryDto>> {
     await this.find(accountId, id);
-    const [total, rows] = await Promise.all([
-      this.repository.countDeliveries(id),
-      this.repository.pageDeliveries(id, (page - 1) * perPage, perPage),
-    ]);
+    const { total, rows } = await this.repository.pageDeliveries(id, (page - 1) * perPage, perPage);
     return new OffsetPage(rows.map(toDelivery), page, perPage, total);
   }
 
