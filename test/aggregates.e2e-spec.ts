@@ -9,6 +9,7 @@ import {
   findDrift,
   keptTables,
   pairedAddresses,
+  shareAddresses,
 } from '../src/modules/aggregates/aggregates.service';
 import { binaryOrder } from '../src/core/text/binary-order';
 import { Db } from '../src/database/db.service';
@@ -691,6 +692,54 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
         sql`SELECT s.address_count, s.txn_count FROM tag_stats s JOIN tags t ON t.id = s.tag_id WHERE t.name = 'gone_tag'`,
       );
       expect([Number(kept!.address_count), Number(kept!.txn_count)]).toEqual([2, 1]);
+    }, 60_000);
+
+    it("let a data write that waits for a tag change's address row have it before its deadlock check", async () => {
+      await reset();
+      const [low, high] = [...ADDRESSES].sort((a, b) => binaryOrder(a.canonical, b.canonical)) as [
+        TestAddress,
+        TestAddress,
+      ];
+      const alice = accountIds.get('alice')!;
+      await sink.write(oneBatch([transfer('letgo-1', low, high), holding(low, TOKENS[0]!, '3')]), {
+        policy: 'per-batch',
+      });
+      const [setting] = await db.query<{ ms: number | string }>(
+        sql`SELECT setting AS ms FROM pg_settings WHERE name = 'deadlock_timeout'`,
+      );
+      const deadlockMs = Number(setting!.ms);
+      // A file import's rounds as the rows see them: an earlier round holds `high`'s row; the tag
+      // change share-locks `low`'s and waits for `high`'s; the import's next round needs `low`'s.
+      // Both would wait on each other, and had the import begun waiting first, PostgreSQL's deadlock
+      // check would roll the import back. The change lets go of `low` long before that check:
+      // the import has it within three quarters of deadlock_timeout, or fails here on its lock_timeout.
+      let tagging: Promise<unknown> | undefined;
+      await db.transaction(async (tx) => {
+        await tx.query(sql`SELECT address FROM address_stats WHERE address = ${high.canonical} FOR UPDATE`);
+        tagging = tags.assign(alice, 'letgo_tag', parsed([low, high]), 'test_key');
+        await untilWaitingForLock(db);
+        await tx.execute(raw(`SET LOCAL lock_timeout = '${Math.round((deadlockMs * 3) / 4)}ms'`));
+        await tx.execute(
+          sql`UPDATE address_stats SET txn_count = txn_count WHERE address IN (${low.canonical}, ${high.canonical})`,
+        );
+      });
+      const tagged = (await tagging) as { address: string; tags: string[] }[];
+      expect(tagged.map((entry) => [entry.address, entry.tags])).toEqual([
+        [low.canonical, ['letgo_tag']],
+        [high.canonical, ['letgo_tag']],
+      ]);
+      expect(await findDrift(db)).toEqual([]);
+      const [kept] = await db.query<{ address_count: number | string; txn_count: number | string }>(
+        sql`SELECT s.address_count, s.txn_count FROM tag_stats s JOIN tags t ON t.id = s.tag_id WHERE t.name = 'letgo_tag'`,
+      );
+      expect([Number(kept!.address_count), Number(kept!.txn_count)]).toEqual([2, 1]);
+      // The lock_timeout holds for taking those rows only: the change's later waits (a tracked row, a
+      // tag's row) last as long as they must.
+      const [after] = await db.transaction(async (tx) => {
+        await shareAddresses(tx, [low.canonical, high.canonical]);
+        return tx.query<{ lock_timeout: string }>(sql`SHOW lock_timeout`);
+      });
+      expect(after!.lock_timeout).toBe('0');
     }, 60_000);
 
     it('run file imports that share rows one after the other, beside live writes, all committed', async () => {

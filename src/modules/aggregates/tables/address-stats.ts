@@ -83,8 +83,61 @@ class AddressStatsDelta implements DataDelta {
 /**
  * Shared locks on the addresses' rows (in key order), creating empty rows where there are none;
  * answers each address's kept transaction count, exact while the lock is held.
+ *
+ * On PostgreSQL a tag change never waits long for one of these rows while holding others: a file
+ * import updates address_stats rows in several rounds, each in key order but a later one maybe
+ * below an earlier one's, so a change that holds a row the import's next round needs and waits for
+ * one its earlier round holds closes a cycle, and PostgreSQL's deadlock check rolls back whichever
+ * of the two began waiting first. When that was the import, the whole file failed (it cannot be
+ * read twice). So the rows are taken under a savepoint and a lock_timeout of a quarter of
+ * PostgreSQL's deadlock_timeout: should a wait last longer, the change rolls back to the
+ * savepoint (letting go of every row it took here, and of the empty rows it inserted), pauses and
+ * takes them again, and a writer waiting for one of them has it long before its deadlock check.
+ * Only the transaction's first taking of them: letting go of a later one's rows alone would leave
+ * the writer waiting for the earlier ones while the change tried again, for ever. A POST or a
+ * removal names every address in its first; a tag import, slice by slice, waits for its later
+ * slices' rows as before, and the deadlock check picks one of the two. The change's other waits
+ * are on rows a data write never takes (tracked rows) or takes only in its `finish`, after its last
+ * address_stats row (README.md, "Locking").
  */
 export async function shareAddressRows(tx: Sql, ordered: readonly string[]): Promise<Map<string, number>> {
+  if (tx.dialect !== 'postgres' || ordered.length === 0 || holdingAddressRows.has(tx)) {
+    return lockAddressRows(tx, ordered);
+  }
+  for (let attempt = 1; ; attempt += 1) {
+    await tx.execute(sql`SAVEPOINT address_rows`);
+    await tx.query(LOCK_TIMEOUT_SETTING);
+    try {
+      const counts = await lockAddressRows(tx, ordered);
+      await tx.execute(sql`RELEASE SAVEPOINT address_rows`);
+      await tx.execute(sql`SET LOCAL lock_timeout TO DEFAULT`);
+      holdingAddressRows.add(tx);
+      return counts;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== LOCK_NOT_AVAILABLE) throw error;
+      // Also takes the lock_timeout back, which was set after the savepoint.
+      await tx.execute(sql`ROLLBACK TO SAVEPOINT address_rows`);
+      await pause(attempt);
+    }
+  }
+}
+
+/** The transactions (each its own Sql) that hold address_stats rows taken by shareAddressRows. */
+const holdingAddressRows = new WeakSet<Sql>();
+
+/** lock_timeout for this transaction: a quarter of deadlock_timeout (250 ms by default), at least 1 ms. */
+const LOCK_TIMEOUT_SETTING = sql`SELECT set_config('lock_timeout',
+  GREATEST(1, (EXTRACT(EPOCH FROM current_setting('deadlock_timeout')::interval) * 250)::int)::text, true)`;
+/** The SQLSTATE of a wait that outlasted lock_timeout. */
+const LOCK_NOT_AVAILABLE = '55P03';
+
+/** Before taking the rows again: 50 ms, doubling to 800 ms, each with up to as much again at random. */
+function pause(attempt: number): Promise<void> {
+  const base = 50 * 2 ** Math.min(attempt - 1, 4);
+  return new Promise((resolve) => setTimeout(resolve, base + Math.random() * base));
+}
+
+async function lockAddressRows(tx: Sql, ordered: readonly string[]): Promise<Map<string, number>> {
   const txnCounts = new Map<string, number>();
   for (const chunk of addressChunks(ordered)) {
     await tx.execute(
