@@ -2,6 +2,7 @@ import type { Sql } from '../../../database/db.service';
 import { forShare, inTexts, textRows } from '../../../database/dialect';
 import { addressChunks, chunks, prepared, sql } from '../../../database/sql';
 import { binaryOrder } from '../../../core/text/binary-order';
+import { QUARTER_OF_DEADLOCK_TIMEOUT, WAITED_TOO_LONG, withinLockTimeout } from '../../../database/lock-timeout';
 import { endsOf, positive, signedEnds } from '../changes';
 import { pairedAddresses } from './address-pairs';
 import type { DataDelta, KeptAggregate, WriteRound } from '../kept-aggregate';
@@ -105,31 +106,17 @@ export async function shareAddressRows(tx: Sql, ordered: readonly string[]): Pro
     return lockAddressRows(tx, ordered);
   }
   for (let attempt = 1; ; attempt += 1) {
-    await tx.execute(sql`SAVEPOINT address_rows`);
-    await tx.query(LOCK_TIMEOUT_SETTING);
-    try {
-      const counts = await lockAddressRows(tx, ordered);
-      await tx.execute(sql`RELEASE SAVEPOINT address_rows`);
-      await tx.execute(sql`SET LOCAL lock_timeout TO DEFAULT`);
+    const counts = await withinLockTimeout(tx, QUARTER_OF_DEADLOCK_TIMEOUT, () => lockAddressRows(tx, ordered));
+    if (counts !== WAITED_TOO_LONG) {
       holdingAddressRows.add(tx);
       return counts;
-    } catch (error) {
-      if ((error as { code?: unknown }).code !== LOCK_NOT_AVAILABLE) throw error;
-      // Also takes the lock_timeout back, which was set after the savepoint.
-      await tx.execute(sql`ROLLBACK TO SAVEPOINT address_rows`);
-      await pause(attempt);
     }
+    await pause(attempt);
   }
 }
 
 /** The transactions (each its own Sql) that hold address_stats rows taken by shareAddressRows. */
 const holdingAddressRows = new WeakSet<Sql>();
-
-/** lock_timeout for this transaction: a quarter of deadlock_timeout (250 ms by default), at least 1 ms. */
-const LOCK_TIMEOUT_SETTING = sql`SELECT set_config('lock_timeout',
-  GREATEST(1, (EXTRACT(EPOCH FROM current_setting('deadlock_timeout')::interval) * 250)::int)::text, true)`;
-/** The SQLSTATE of a wait that outlasted lock_timeout. */
-const LOCK_NOT_AVAILABLE = '55P03';
 
 /** Before taking the rows again: 50 ms, doubling to 800 ms, each with up to as much again at random. */
 function pause(attempt: number): Promise<void> {
