@@ -18,6 +18,7 @@ import { RecordSink } from '../src/modules/ingest/sink/record-sink';
 import type { SourceBatch } from '../src/modules/ingest/sources/record-source';
 import { StatsRepository } from '../src/modules/stats/stats.repository';
 import { StatsService } from '../src/modules/stats/stats.service';
+import { TagPortabilityRepository } from '../src/modules/tags/tag-portability.repository';
 import { TagsService } from '../src/modules/tags/tags.service';
 import { runCli } from './support/cli';
 import { deployment, evmAddress, TestAddress } from './support/factories';
@@ -694,53 +695,93 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
       expect([Number(kept!.address_count), Number(kept!.txn_count)]).toEqual([2, 1]);
     }, 60_000);
 
-    it("let a data write that waits for a tag change's address row have it before its deadlock check", async () => {
-      await reset();
-      const [low, high] = [...ADDRESSES].sort((a, b) => binaryOrder(a.canonical, b.canonical)) as [
-        TestAddress,
-        TestAddress,
-      ];
-      const alice = accountIds.get('alice')!;
-      await sink.write(oneBatch([transfer('letgo-1', low, high), holding(low, TOKENS[0]!, '3')]), {
-        policy: 'per-batch',
-      });
-      const [setting] = await db.query<{ ms: number | string }>(
-        sql`SELECT setting AS ms FROM pg_settings WHERE name = 'deadlock_timeout'`,
-      );
-      const deadlockMs = Number(setting!.ms);
-      // A file import's rounds as the rows see them: an earlier round holds `high`'s row; the tag
-      // change share-locks `low`'s and waits for `high`'s; the import's next round needs `low`'s.
-      // Both would wait on each other, and had the import begun waiting first, PostgreSQL's deadlock
-      // check would roll the import back. The change lets go of `low` long before that check:
-      // the import has it within three quarters of deadlock_timeout, or fails here on its lock_timeout.
-      let tagging: Promise<unknown> | undefined;
-      await db.transaction(async (tx) => {
-        await tx.query(sql`SELECT address FROM address_stats WHERE address = ${high.canonical} FOR UPDATE`);
-        tagging = tags.assign(alice, 'letgo_tag', parsed([low, high]), 'test_key');
-        await untilWaitingForLock(db);
-        await tx.execute(raw(`SET LOCAL lock_timeout = '${Math.round((deadlockMs * 3) / 4)}ms'`));
-        await tx.execute(
-          sql`UPDATE address_stats SET txn_count = txn_count WHERE address IN (${low.canonical}, ${high.canonical})`,
+    // Each tag change that takes address_stats rows, on addresses `low` and `high` (in key order),
+    // and the tag's kept counts after it.
+    const lettingGo: [string, (low: TestAddress, high: TestAddress) => Promise<unknown>, [number, number]][] = [
+      [
+        'a POST',
+        (low, high) => tags.assign(accountIds.get('alice')!, 'letgo_tag', parsed([low, high]), 'test_key'),
+        [3, 2],
+      ],
+      [
+        'a removal',
+        (low, high) => tags.removeFrom(accountIds.get('alice')!, 'letgo_tag', parsed([low, high]), 'test_key'),
+        [1, 1],
+      ],
+      [
+        // Two tags, one address each: slice by slice, the second tag's would be taken while the
+        // first one's is held, had the import not taken every address of its file at once.
+        'a tag import',
+        (low, high) =>
+          t.app.get(TagPortabilityRepository).importPairs(
+            accountIds.get('alice')!,
+            () =>
+              (async function* () {
+                await Promise.resolve();
+                yield [
+                  { address: low.canonical, tag: 'letgo_first' },
+                  { address: high.canonical, tag: 'letgo_second' },
+                ];
+              })(),
+            { mode: 'merge', dryRun: false },
+            50,
+            { key: 'test_key', now: new Date().toISOString() },
+          ),
+        [4, 5],
+      ],
+    ];
+    it.each(lettingGo)(
+      "let a data write that waits for %s's address row have it before its deadlock check",
+      async (_kind, change, [addressCount, txnCount]) => {
+        await reset();
+        const [low, high, third] = [...ADDRESSES].sort((a, b) => binaryOrder(a.canonical, b.canonical)) as [
+          TestAddress,
+          TestAddress,
+          TestAddress,
+        ];
+        const alice = accountIds.get('alice')!;
+        await sink.write(
+          oneBatch([transfer('letgo-1', low, high), transfer('letgo-2', high, third), holding(low, TOKENS[0]!, '3')]),
+          { policy: 'per-batch' },
         );
-      });
-      const tagged = (await tagging) as { address: string; tags: string[] }[];
-      expect(tagged.map((entry) => [entry.address, entry.tags])).toEqual([
-        [low.canonical, ['letgo_tag']],
-        [high.canonical, ['letgo_tag']],
-      ]);
-      expect(await findDrift(db)).toEqual([]);
-      const [kept] = await db.query<{ address_count: number | string; txn_count: number | string }>(
-        sql`SELECT s.address_count, s.txn_count FROM tag_stats s JOIN tags t ON t.id = s.tag_id WHERE t.name = 'letgo_tag'`,
-      );
-      expect([Number(kept!.address_count), Number(kept!.txn_count)]).toEqual([2, 1]);
-      // The lock_timeout holds for taking those rows only: the change's later waits (a tracked row, a
-      // tag's row) last as long as they must.
-      const [after] = await db.transaction(async (tx) => {
-        await shareAddresses(tx, [low.canonical, high.canonical]);
-        return tx.query<{ lock_timeout: string }>(sql`SHOW lock_timeout`);
-      });
-      expect(after!.lock_timeout).toBe('0');
-    }, 60_000);
+        await tags.assign(alice, 'letgo_tag', parsed([low, third]), 'test_key');
+        const [setting] = await db.query<{ ms: number | string }>(
+          sql`SELECT setting AS ms FROM pg_settings WHERE name = 'deadlock_timeout'`,
+        );
+        const deadlockMs = Number(setting!.ms);
+        // A file import's rounds as the rows see them: an earlier round holds `high`'s row; the tag
+        // change share-locks `low`'s and waits for `high`'s; the import's next round needs `low`'s.
+        // Both would wait on each other, and had the import begun waiting first, PostgreSQL's
+        // deadlock check would roll the import back. The change lets go of `low` long before that
+        // check: the import has it within three quarters of deadlock_timeout, or fails here on its
+        // lock_timeout.
+        let changing: Promise<unknown> | undefined;
+        await db.transaction(async (tx) => {
+          await tx.query(sql`SELECT address FROM address_stats WHERE address = ${high.canonical} FOR UPDATE`);
+          changing = change(low, high);
+          await untilWaitingForLock(db);
+          await tx.execute(raw(`SET LOCAL lock_timeout = '${Math.round((deadlockMs * 3) / 4)}ms'`));
+          await tx.execute(
+            sql`UPDATE address_stats SET txn_count = txn_count WHERE address IN (${low.canonical}, ${high.canonical})`,
+          );
+        });
+        await changing;
+        expect(await findDrift(db)).toEqual([]);
+        const kept = await db.query<{ address_count: number | string; txn_count: number | string }>(
+          sql`SELECT SUM(s.address_count) AS address_count, SUM(s.txn_count) AS txn_count
+              FROM tag_stats s JOIN tags t ON t.id = s.tag_id WHERE t.name LIKE 'letgo%'`,
+        );
+        expect([Number(kept[0]!.address_count), Number(kept[0]!.txn_count)]).toEqual([addressCount, txnCount]);
+        // The lock_timeout holds for taking those rows only: the change's later waits (a tracked row,
+        // a tag's row) last as long as they must.
+        const [after] = await db.transaction(async (tx) => {
+          await shareAddresses(tx, [low.canonical, high.canonical]);
+          return tx.query<{ lock_timeout: string }>(sql`SHOW lock_timeout`);
+        });
+        expect(after!.lock_timeout).toBe('0');
+      },
+      60_000,
+    );
 
     it('run file imports that share rows one after the other, beside live writes, all committed', async () => {
       await reset();

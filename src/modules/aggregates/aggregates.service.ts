@@ -18,5 +18,6 @@ export {
   type MembersPart,
 } from './membership';
 export { pairedAddresses } from './tables/address-pairs';
+export { shareAddressRowsOf } from './tables/address-stats';
 export { createTagStats } from './tables/tag-stats';
 export { flagFirstTags, lockTrackedRows } from './tables/tracked-tagged';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { applyMembersPart, readMembersPart } from '../aggregates/aggregates.service';
+import { applyMembersPart, readMembersPart, shareAddressRowsOf } from '../aggregates/aggregates.service';
 import { accountKey } from '../../database/address-sets';
 import { Db, Sql } from '../../database/db.service';
 import { analyze, columnTypes, forUpdate, textRows } from '../../database/dialect';
@@ -103,9 +103,10 @@ export class TagPortabilityRepository {
    * file's size costs database pages, not memory.
    *
    * Order of work, as the locking notes of tags.repository.ts and src/modules/aggregates/README.md want it:
-   * the file's tags are created first (as a POST does before its locks), then the tracked rows of
-   * the file's addresses (all of the account's, for a replace) are locked in address order, and
-   * only then is the cap counted and membership changed, tag by tag, a slice at a time.
+   * the file's tags are created first (as a POST does before its locks), then the address_stats
+   * rows of every address whose memberships may change are share-locked at once, then the tracked
+   * rows of the file's addresses (all of the account's, for a replace) are locked in address order,
+   * and only then is the cap counted and membership changed, tag by tag, a slice at a time.
    */
   async importPairs(
     accountId: number,
@@ -179,6 +180,16 @@ async function importInto(
   );
   const fileTags: { id: number; name: string }[] = [];
   for (const { tag } of names) fileTags.push({ id: (await createTag(tx, accountId, tag, change.now)).id, name: tag });
+  // Every address whose memberships the import may change, before any of them is read (the slices
+  // below find their rows held): taken at once, so that the import never waits for one of them
+  // while holding others that a data write waits for (src/modules/aggregates/README.md, "Locking").
+  const changing = sql`SELECT address FROM import_pairs WHERE tag <> ${UNTAGGED}`;
+  await shareAddressRowsOf(
+    tx,
+    mode === 'replace'
+      ? sql`${changing} UNION ALL SELECT address FROM address_tags WHERE account_id = ${accountId}`
+      : changing,
+  );
 
   // A `0` pair adds the address when it was not tracked before.
   const account = sql`CAST(${accountId} AS ${raw(types.bigint)})`;

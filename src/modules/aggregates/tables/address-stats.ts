@@ -1,6 +1,6 @@
 import type { Sql } from '../../../database/db.service';
 import { forShare, inTexts, textRows } from '../../../database/dialect';
-import { addressChunks, chunks, prepared, sql } from '../../../database/sql';
+import { addressChunks, chunks, prepared, sql, type SqlFragment } from '../../../database/sql';
 import { binaryOrder } from '../../../core/text/binary-order';
 import { QUARTER_OF_DEADLOCK_TIMEOUT, WAITED_TOO_LONG, withinLockTimeout } from '../../../database/lock-timeout';
 import { endsOf, positive, signedEnds } from '../changes';
@@ -95,27 +95,55 @@ class AddressStatsDelta implements DataDelta {
  * savepoint (letting go of every row it took here, and of the empty rows it inserted), pauses and
  * takes them again, and a writer waiting for one of them has it long before its deadlock check.
  * Only the transaction's first taking of them: letting go of a later one's rows alone would leave
- * the writer waiting for the earlier ones while the change tried again, for ever. A POST or a
- * removal names every address in its first; a tag import, slice by slice, waits for its later
- * slices' rows as before, and the deadlock check picks one of the two. The change's other waits
- * are on rows a data write never takes (tracked rows) or takes only in its `finish`, after its last
- * address_stats row (README.md, "Locking").
+ * the writer waiting for the earlier ones while the change tried again, for ever. So a change takes
+ * every row it may need in its first: a POST or a removal the addresses it names, a tag import
+ * those of its file (and, replacing, of the account's members) before any of its slices
+ * (shareAddressRowsOf). The change's other waits are on rows a data write never takes (tracked
+ * rows) or takes only in its `finish`, after its last address_stats row (README.md, "Locking").
  */
 export async function shareAddressRows(tx: Sql, ordered: readonly string[]): Promise<Map<string, number>> {
-  if (tx.dialect !== 'postgres' || ordered.length === 0 || holdingAddressRows.has(tx)) {
-    return lockAddressRows(tx, ordered);
-  }
+  if (ordered.length === 0) return new Map();
+  return firstTaking(tx, () => lockAddressRows(tx, ordered));
+}
+
+/**
+ * Shared locks on the rows of the addresses `addresses` selects (a subquery of one `address`
+ * column), taken as shareAddressRows takes a list's: empty rows created first, then locked in key
+ * order. SQLite runs one writer at a time: nothing to take there, and a change's own reads create
+ * the rows.
+ */
+export async function shareAddressRowsOf(tx: Sql, addresses: SqlFragment): Promise<void> {
+  if (tx.dialect !== 'postgres') return;
+  await firstTaking(tx, async () => {
+    await tx.execute(
+      sql`INSERT INTO address_stats (address, holding_count, txn_count)
+          SELECT DISTINCT address, 0, 0 FROM (${addresses}) a ORDER BY address ON CONFLICT (address) DO NOTHING`,
+    );
+    await tx.query(
+      sql`SELECT COUNT(*) AS n FROM (SELECT address FROM address_stats WHERE address IN (${addresses})
+          ORDER BY address${forShare(tx.dialect)}) locked`,
+    );
+  });
+}
+
+/**
+ * Runs `take`, which locks address_stats rows, as shareAddressRows describes: on PostgreSQL, the
+ * transaction's first taking under the lock_timeout, taken again after a pause for as long as a
+ * wait outlasts it; any later one, and every one on SQLite, as it comes.
+ */
+async function firstTaking<T>(tx: Sql, take: () => Promise<T>): Promise<T> {
+  if (tx.dialect !== 'postgres' || holdingAddressRows.has(tx)) return take();
   for (let attempt = 1; ; attempt += 1) {
-    const counts = await withinLockTimeout(tx, QUARTER_OF_DEADLOCK_TIMEOUT, () => lockAddressRows(tx, ordered));
-    if (counts !== WAITED_TOO_LONG) {
+    const taken = await withinLockTimeout(tx, QUARTER_OF_DEADLOCK_TIMEOUT, take);
+    if (taken !== WAITED_TOO_LONG) {
       holdingAddressRows.add(tx);
-      return counts;
+      return taken;
     }
     await pause(attempt);
   }
 }
 
-/** The transactions (each its own Sql) that hold address_stats rows taken by shareAddressRows. */
+/** The transactions (each its own Sql) that hold address_stats rows taken by firstTaking. */
 const holdingAddressRows = new WeakSet<Sql>();
 
 /** Before taking the rows again: 50 ms, doubling to 800 ms, each with up to as much again at random. */
