@@ -753,14 +753,14 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
         // change share-locks `low`'s and waits for `high`'s; the import's next round needs `low`'s.
         // Both would wait on each other, and had the import begun waiting first, PostgreSQL's
         // deadlock check would roll the import back. The change lets go of `low` long before that
-        // check: the import has it within three quarters of deadlock_timeout, or fails here on its
+        // check: the import has it within nine tenths of deadlock_timeout, or fails here on its
         // lock_timeout.
         let changing: Promise<unknown> | undefined;
         await db.transaction(async (tx) => {
           await tx.query(sql`SELECT address FROM address_stats WHERE address = ${high.canonical} FOR UPDATE`);
           changing = change(low, high);
           await untilWaitingForLock(db);
-          await tx.execute(raw(`SET LOCAL lock_timeout = '${Math.round((deadlockMs * 3) / 4)}ms'`));
+          await tx.execute(raw(`SET LOCAL lock_timeout = '${Math.round((deadlockMs * 9) / 10)}ms'`));
           await tx.execute(
             sql`UPDATE address_stats SET txn_count = txn_count WHERE address IN (${low.canonical}, ${high.canonical})`,
           );

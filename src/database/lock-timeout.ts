@@ -33,9 +33,9 @@ export async function withinLockTimeout<T>(
   return result;
 }
 
-/** A quarter of the server's deadlock_timeout (250 ms by default), at least 1 ms. */
-export const QUARTER_OF_DEADLOCK_TIMEOUT = sql`GREATEST(1,
-  (EXTRACT(EPOCH FROM current_setting('deadlock_timeout')::interval) * 250)::int)::text`;
+/** Half the server's deadlock_timeout (500 ms by default), at least 1 ms. */
+export const HALF_OF_DEADLOCK_TIMEOUT = sql`GREATEST(1,
+  (EXTRACT(EPOCH FROM current_setting('deadlock_timeout')::interval) * 500)::int)::text`;
 
 /** The SQLSTATE of a wait that outlasted lock_timeout. */
 const LOCK_NOT_AVAILABLE = '55P03';

@@ -2,7 +2,7 @@ import type { Sql } from '../../../database/db.service';
 import { forShare, inTexts, textRows } from '../../../database/dialect';
 import { addressChunks, chunks, prepared, sql, type SqlFragment } from '../../../database/sql';
 import { binaryOrder } from '../../../core/text/binary-order';
-import { QUARTER_OF_DEADLOCK_TIMEOUT, WAITED_TOO_LONG, withinLockTimeout } from '../../../database/lock-timeout';
+import { HALF_OF_DEADLOCK_TIMEOUT, WAITED_TOO_LONG, withinLockTimeout } from '../../../database/lock-timeout';
 import { endsOf, positive, signedEnds } from '../changes';
 import { pairedAddresses } from './address-pairs';
 import type { DataDelta, KeptAggregate, WriteRound } from '../kept-aggregate';
@@ -90,8 +90,8 @@ class AddressStatsDelta implements DataDelta {
  * below an earlier one's, so a change that holds a row the import's next round needs and waits for
  * one its earlier round holds closes a cycle, and PostgreSQL's deadlock check rolls back whichever
  * of the two began waiting first. When that was the import, the whole file failed (it cannot be
- * read twice). So the rows are taken under a savepoint and a lock_timeout of a quarter of
- * PostgreSQL's deadlock_timeout: should a wait last longer, the change rolls back to the
+ * read twice). So the rows are taken under a savepoint and a lock_timeout of half PostgreSQL's
+ * deadlock_timeout: should a wait last longer, the change rolls back to the
  * savepoint (letting go of every row it took here, and of the empty rows it inserted), pauses and
  * takes them again, and a writer waiting for one of them has it long before its deadlock check.
  * Only the transaction's first taking of them: letting go of a later one's rows alone would leave
@@ -134,7 +134,7 @@ export async function shareAddressRowsOf(tx: Sql, addresses: SqlFragment): Promi
 async function firstTaking<T>(tx: Sql, take: () => Promise<T>): Promise<T> {
   if (tx.dialect !== 'postgres' || holdingAddressRows.has(tx)) return take();
   for (let attempt = 1; ; attempt += 1) {
-    const taken = await withinLockTimeout(tx, QUARTER_OF_DEADLOCK_TIMEOUT, take);
+    const taken = await withinLockTimeout(tx, HALF_OF_DEADLOCK_TIMEOUT, take);
     if (taken !== WAITED_TOO_LONG) {
       holdingAddressRows.add(tx);
       return taken;
@@ -146,9 +146,13 @@ async function firstTaking<T>(tx: Sql, take: () => Promise<T>): Promise<T> {
 /** The transactions (each its own Sql) that hold address_stats rows taken by firstTaking. */
 const holdingAddressRows = new WeakSet<Sql>();
 
-/** Before taking the rows again: 50 ms, doubling to 800 ms, each with up to as much again at random. */
+/**
+ * Before taking the rows again: 20 ms, doubling to 320 ms, each with up to as much again at random.
+ * Short beside the lock_timeout: a data write that held a row that long (a follower's range as it
+ * catches up) has most likely committed by then, and the next wait is in its turn.
+ */
 function pause(attempt: number): Promise<void> {
-  const base = 50 * 2 ** Math.min(attempt - 1, 4);
+  const base = 20 * 2 ** Math.min(attempt - 1, 4);
   return new Promise((resolve) => setTimeout(resolve, base + Math.random() * base));
 }
 
