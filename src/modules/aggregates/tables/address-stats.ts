@@ -91,9 +91,9 @@ class AddressStatsDelta implements DataDelta {
  * one its earlier round holds closes a cycle, and PostgreSQL's deadlock check rolls back whichever
  * of the two began waiting first. When that was the import, the whole file failed (it cannot be
  * read twice). So the rows are taken under a savepoint and a lock_timeout of half PostgreSQL's
- * deadlock_timeout: should a wait last longer, the change rolls back to the
- * savepoint (letting go of every row it took here, and of the empty rows it inserted), pauses and
- * takes them again, and a writer waiting for one of them has it long before its deadlock check.
+ * deadlock_timeout: should a wait last longer, the change rolls back to the savepoint (letting go
+ * of every row it took here, and of the empty rows it inserted), pauses and takes them again, and
+ * a writer waiting for one of them has it before its own deadlock check.
  * Only the transaction's first taking of them: letting go of a later one's rows alone would leave
  * the writer waiting for the earlier ones while the change tried again, for ever. So a change takes
  * every row it may need in its first: a POST or a removal the addresses it names, a tag import
