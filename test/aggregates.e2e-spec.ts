@@ -696,7 +696,7 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
     }, 60_000);
 
     // Each tag change that takes address_stats rows, on addresses `low` and `high` (in key order),
-    // and the tag's kept counts after it.
+    // and the kept address and transaction counts after it, summed over the tags named `letgo…`.
     const lettingGo: [string, (low: TestAddress, high: TestAddress) => Promise<unknown>, [number, number]][] = [
       [
         'a POST',
@@ -752,9 +752,8 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
         // A file import's rounds as the rows see them: an earlier round holds `high`'s row; the tag
         // change share-locks `low`'s and waits for `high`'s; the import's next round needs `low`'s.
         // Both would wait on each other, and had the import begun waiting first, PostgreSQL's
-        // deadlock check would roll the import back. The change lets go of `low` long before that
-        // check: the import has it within nine tenths of deadlock_timeout, or fails here on its
-        // lock_timeout.
+        // deadlock check would roll the import back. The change lets go of `low` before that check:
+        // the import has it within nine tenths of deadlock_timeout, or fails here on its lock_timeout.
         let changing: Promise<unknown> | undefined;
         await db.transaction(async (tx) => {
           await tx.query(sql`SELECT address FROM address_stats WHERE address = ${high.canonical} FOR UPDATE`);
