@@ -7,6 +7,7 @@
  * that must not commit for a process that lost the lease checks it in its own transaction and
  * throws `LeaseLost`: the worker then stands by.
  */
+import { backoff } from '../core/time/backoff';
 
 /** A lease row as the worker sees it. Times are this process's clock (hosts differ by far less than a lease lasts). */
 export interface Lease {
@@ -147,12 +148,6 @@ export class LeasedWorker {
     if (chosen !== undefined) return chosen;
     return backoff(this.failures, this.options.intervalMs, this.options.maxBackoffMs);
   }
-}
-
-/** The pause after `failures` failed turns in a row: doubling from the interval, capped. */
-export function backoff(failures: number, intervalMs: number, maxMs: number): number {
-  if (failures <= 0) return intervalMs;
-  return Math.min(intervalMs * 2 ** Math.min(failures, 30), maxMs);
 }
 
 /** Waits `ms`, or less when `signal` aborts. */

@@ -1,4 +1,5 @@
 /** When the price poller asks the source next. Pure, so the back-off can be tested without timers. */
+import { backoff } from '../../core/time/backoff';
 
 export interface PollTiming {
   refreshMs: number;
@@ -15,8 +16,10 @@ export const MAX_RETRY_AFTER_MS = 86_400_000;
  */
 export function nextPollDelay(failures: number, timing: PollTiming, retryAfterMs?: number): number {
   if (failures === 0) return timing.refreshMs;
-  const backoff = Math.min(timing.refreshMs * 2 ** Math.min(failures, 32), timing.maxBackoffMs);
-  return Math.max(backoff, Math.min(retryAfterMs ?? 0, MAX_RETRY_AFTER_MS));
+  return Math.max(
+    backoff(failures, timing.refreshMs, timing.maxBackoffMs),
+    Math.min(retryAfterMs ?? 0, MAX_RETRY_AFTER_MS),
+  );
 }
 
 /** IMF-fixdate, the form servers send: `Sun, 06 Nov 1994 08:49:37 GMT`. */

@@ -2,6 +2,7 @@ import type { Sql } from '../../../database/db.service';
 import { forShare, inTexts, textRows } from '../../../database/dialect';
 import { addressChunks, chunks, prepared, sql, type SqlFragment } from '../../../database/sql';
 import { binaryOrder } from '../../../core/text/binary-order';
+import { backoff } from '../../../core/time/backoff';
 import { HALF_OF_DEADLOCK_TIMEOUT, WAITED_TOO_LONG, withinLockTimeout } from '../../../database/lock-timeout';
 import { endsOf, positive, signedEnds } from '../changes';
 import { pairedAddresses } from './address-pairs';
@@ -152,7 +153,7 @@ const holdingAddressRows = new WeakSet<Sql>();
  * catches up) has most likely committed by then, and the next wait is in its turn.
  */
 function pause(attempt: number): Promise<void> {
-  const base = 20 * 2 ** Math.min(attempt - 1, 4);
+  const base = backoff(attempt - 1, 20, 320);
   return new Promise((resolve) => setTimeout(resolve, base + Math.random() * base));
 }
 
