@@ -729,9 +729,29 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
           ),
         [4, 5],
       ],
+      [
+        // The same file replacing the account's tags: `letgo_tag` loses both its members.
+        'a tag import that replaces',
+        (low, high) =>
+          t.app.get(TagPortabilityRepository).importPairs(
+            accountIds.get('alice')!,
+            () =>
+              (async function* () {
+                await Promise.resolve();
+                yield [
+                  { address: low.canonical, tag: 'letgo_first' },
+                  { address: high.canonical, tag: 'letgo_second' },
+                ];
+              })(),
+            { mode: 'replace', dryRun: false },
+            50,
+            { key: 'test_key', now: new Date().toISOString() },
+          ),
+        [2, 3],
+      ],
     ];
     it.each(lettingGo)(
-      "let a data write that waits for %s's address row have it before its deadlock check",
+      'let a data write that waits for an address row of %s have it before its deadlock check',
       async (_kind, change, [addressCount, txnCount]) => {
         await reset();
         const [low, high, third] = [...ADDRESSES].sort((a, b) => binaryOrder(a.canonical, b.canonical)) as [
