@@ -695,6 +695,23 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
       expect([Number(kept!.address_count), Number(kept!.txn_count)]).toEqual([2, 1]);
     }, 60_000);
 
+    // A tag import of two tags, one address each: slice by slice, the second tag's row would be
+    // taken while the first one's is held, had the import not taken every address of its file at once.
+    const tagImport = (mode: 'merge' | 'replace') => (low: TestAddress, high: TestAddress) =>
+      t.app.get(TagPortabilityRepository).importPairs(
+        accountIds.get('alice')!,
+        () =>
+          (async function* () {
+            await Promise.resolve();
+            yield [
+              { address: low.canonical, tag: 'letgo_first' },
+              { address: high.canonical, tag: 'letgo_second' },
+            ];
+          })(),
+        { mode, dryRun: false },
+        50,
+        { key: 'test_key', now: new Date().toISOString() },
+      );
     // Each tag change that takes address_stats rows, on addresses `low` and `high` (in key order),
     // and the kept address and transaction counts after it, summed over the tags named `letgo…`.
     const lettingGo: [string, (low: TestAddress, high: TestAddress) => Promise<unknown>, [number, number]][] = [
@@ -708,47 +725,9 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
         (low, high) => tags.removeFrom(accountIds.get('alice')!, 'letgo_tag', parsed([low, high]), 'test_key'),
         [1, 1],
       ],
-      [
-        // Two tags, one address each: slice by slice, the second tag's would be taken while the
-        // first one's is held, had the import not taken every address of its file at once.
-        'a tag import',
-        (low, high) =>
-          t.app.get(TagPortabilityRepository).importPairs(
-            accountIds.get('alice')!,
-            () =>
-              (async function* () {
-                await Promise.resolve();
-                yield [
-                  { address: low.canonical, tag: 'letgo_first' },
-                  { address: high.canonical, tag: 'letgo_second' },
-                ];
-              })(),
-            { mode: 'merge', dryRun: false },
-            50,
-            { key: 'test_key', now: new Date().toISOString() },
-          ),
-        [4, 5],
-      ],
-      [
-        // The same file replacing the account's tags: `letgo_tag` loses both its members.
-        'a tag import that replaces',
-        (low, high) =>
-          t.app.get(TagPortabilityRepository).importPairs(
-            accountIds.get('alice')!,
-            () =>
-              (async function* () {
-                await Promise.resolve();
-                yield [
-                  { address: low.canonical, tag: 'letgo_first' },
-                  { address: high.canonical, tag: 'letgo_second' },
-                ];
-              })(),
-            { mode: 'replace', dryRun: false },
-            50,
-            { key: 'test_key', now: new Date().toISOString() },
-          ),
-        [2, 3],
-      ],
+      ['a tag import', tagImport('merge'), [4, 5]],
+      // Replacing the account's tags, `letgo_tag` loses both its members.
+      ['a tag import that replaces', tagImport('replace'), [2, 3]],
     ];
     it.each(lettingGo)(
       'let a data write that waits for an address row of %s have it before its deadlock check',
