@@ -1,6 +1,7 @@
 import { addressOfScript, cashAddressTwins } from '../src/core/addresses/output-script';
 import { findDrift } from '../src/modules/aggregates/aggregates.service';
 import { Db } from '../src/database/db.service';
+import { UTXO_SOURCE_TUNING } from '../src/modules/follow/utxo/utxo-source';
 import { satoshis } from '../src/modules/follow/utxo/utxo-block';
 import { eventually, FollowClient, HoldingRow, SyncRow, TransactionRow } from './support/follow-client';
 import { FollowerProcess, startFollowerProcess, writerFailsOver } from './support/follower-process';
@@ -388,6 +389,109 @@ describe.each(DATABASES)('following the Bitcoin family from a node, on %s', (kin
     expect(rows.filter((row) => row.id === `bitcoin:${txid}:0`)).toHaveLength(1);
     expect(new Set(rows.map((row) => row.id)).size).toBe(rows.length);
     await expectNoDrift();
+  });
+});
+
+describe('a Bitcoin-family follower reading a few transactions at a time (its read budget), on sqlite', () => {
+  let node: Litecoind;
+  let db: { url: string; drop: () => Promise<void> };
+  let t: TestApp;
+  let api: UtxoClient;
+  let proxy: RpcProxy;
+  const keys = { alice: newKey(), bob: newKey() };
+  const used = new Set<string>();
+  const budget = UTXO_SOURCE_TUNING.read;
+  let a: WalletAddress;
+  let w: WalletAddress;
+
+  beforeAll(async () => {
+    // A range (and a backfill step) ends with the block that brings it to 3 transactions, asked for
+    // two at a time: blocks of four transactions are read one per range, the coinbases' three.
+    UTXO_SOURCE_TUNING.read = { perRequest: 2, limit: 3 };
+    node = await startLitecoind();
+    await node.mine(115);
+    [a, w] = await Promise.all([node.newAddress('bech32'), node.newAddress('bech32')]);
+    proxy = await startRpcProxy(node.rpcUrl);
+    db = await freshDatabase('sqlite');
+    t = await startTestApp({ databaseUrl: db.url, keys, env: followEnv(proxy.url) });
+    api = new UtxoClient(t);
+    await api.tag('watched_wallets', [on('bitcoin', a)]);
+    await api.atTip(node);
+  }, 120_000);
+
+  afterAll(async () => {
+    await t?.close();
+    await proxy?.close();
+    await db?.drop();
+    await node?.stop();
+    UTXO_SOURCE_TUNING.read = budget;
+  });
+
+  /** The most blocks the followers asked for in one request: two (the budget's) at most. */
+  const mostBlocksAsked = (): number => {
+    const perRequest = new Map<number, number>();
+    for (const call of proxy.calls('getblock')) perRequest.set(call.request, (perRequest.get(call.request) ?? 0) + 1);
+    return Math.max(...perRequest.values());
+  };
+
+  it('caught up with 115 blocks asking for two at a time', () => {
+    expect(mostBlocksAsked()).toBe(2);
+  });
+
+  it('records every payment of blocks read one at a time, each once, with the exact balance', async () => {
+    const paid: string[] = [];
+    for (let block = 0; block < 3; block++) {
+      for (let payment = 0; payment < 3; payment++) {
+        const funding = await coin(node, used);
+        paid.push(
+          await node.send({
+            inputs: [funding],
+            outputs: [{ address: a.address, value: 1_000_000n }],
+            change: w.address,
+          }),
+        );
+      }
+      await node.mine(1);
+    }
+    await api.atTip(node);
+    const rows = await api.list('bitcoin', on('bitcoin', a));
+    expect(rows.map((row) => row.id).sort()).toEqual(paid.map((txid) => `bitcoin:${txid}:0`).sort());
+    expect(await api.satoshis('bitcoin', on('bitcoin', a))).toBe('9000000');
+    expect(await findDrift(t.app.get(Db))).toEqual([]);
+    expect(mostBlocksAsked()).toBe(2);
+  });
+
+  it('backfills an address tracked later through steps that each read the blocks the budget lets through', async () => {
+    const late = await node.newAddress('bech32');
+    const receipt = await node.send({
+      inputs: [await coin(node, used)],
+      outputs: [{ address: late.address, value: 40_000_000n }],
+      change: w.address,
+    });
+    // Payments to nobody tracked beside it, so that the steps end inside the blocks between.
+    for (let other = 0; other < 3; other++) {
+      const funding = await coin(node, used);
+      await node.send({ inputs: [funding], outputs: [{ address: w.address, value: funding.value - 10_000n }] });
+    }
+    await node.mine(2);
+    const spend = await node.send({
+      inputs: [{ txid: receipt, vout: 0 }],
+      outputs: [{ address: w.address, value: 15_000_000n }],
+      change: late.address,
+      fee: 10_000n,
+    });
+    await node.mine(3);
+    await api.atTip(node);
+    await api.tag('late_wallets', [on('bitcoin', late)]);
+    const balance = await eventually('the late address taken in', () => api.satoshis('bitcoin', on('bitcoin', late)));
+    expect(balance).toBe('24990000');
+    await eventually('its history backfilled', async () =>
+      (await api.list('bitcoin', on('bitcoin', late))).length === 2 ? true : undefined,
+    );
+    const rows = byId(await api.list('bitcoin', on('bitcoin', late)));
+    expect([...rows.keys()].sort()).toEqual([`bitcoin:${receipt}:0`, `bitcoin:${spend}:0`].sort());
+    expect(await findDrift(t.app.get(Db))).toEqual([]);
+    expect(mostBlocksAsked()).toBe(2);
   });
 });
 

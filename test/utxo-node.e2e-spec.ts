@@ -29,18 +29,41 @@ const PATHS: readonly BlockReadPath[] = ['verbose-block', 'block-and-transaction
 const REWARD = 5_000_000_000n;
 const FEE = 12_345n;
 
-/** A client that lets a test act on the node between the block hashes and the blocks of a reading. */
+/**
+ * A client that lets a test act on the node between the block hashes and the blocks of a reading:
+ * after the first batch of hashes that asks for `afterHashesOf` (a height).
+ */
 class PausingRpc extends BitcoinRpc {
   afterHashes: (() => Promise<void>) | undefined;
+  afterHashesOf: bigint | undefined;
+  /** Acts once after the first batch of this method (the last of a group's requests). */
+  afterBatchOf: { method: string; act: () => Promise<void> } | undefined;
 
   override async batch<T>(calls: readonly BitcoinRpcCall[]): Promise<T[]> {
     const answers = await super.batch<T>(calls);
-    if (calls[0]?.method === 'getblockhash' && this.afterHashes) {
+    const after = this.afterBatchOf;
+    if (after !== undefined && calls[0]?.method === after.method) {
+      this.afterBatchOf = undefined;
+      await after.act();
+    }
+    const asked =
+      calls[0]?.method === 'getblockhash' && calls.some((call) => call.params?.[0] === Number(this.afterHashesOf));
+    if (asked && this.afterHashes) {
       const act = this.afterHashes;
       this.afterHashes = undefined;
       await act();
     }
     return answers;
+  }
+}
+
+/** A client that counts the blocks each request asks the node for (`getblock` calls per batch). */
+class CountingRpc extends BitcoinRpc {
+  blocksAsked: number[] = [];
+
+  override async batch<T>(calls: readonly BitcoinRpcCall[]): Promise<T[]> {
+    if (calls[0]?.method === 'getblock') this.blocksAsked.push(calls.length);
+    return super.batch<T>(calls);
   }
 }
 
@@ -104,6 +127,33 @@ describe('a Bitcoin-family node (litecoind, regtest)', () => {
     const header = await node.rpc<{ time: number }>('getblockheader', best);
     expect(verbose[3]!.time).toBe(new Date(header.time * 1000).toISOString());
   });
+
+  it.each(PATHS)(
+    '%s: asks for a range in groups sized by the transactions read, and stops where the limit is reached',
+    async (path) => {
+      // Blocks 90..99 hold their coinbase only: one transaction each.
+      const whole = await readBlocks(rpc, 90n, 99n, path);
+      expect(whole.map((block) => block.transactions.length)).toEqual(Array(10).fill(1));
+
+      const counting = new CountingRpc([node.rpcUrl]);
+      // One block first (nothing tells its size before), then groups of about three transactions.
+      expect(await readBlocks(counting, 90n, 99n, path, { perRequest: 3 })).toEqual(whole);
+      expect(counting.blocksAsked).toEqual([1, 3, 3, 3]);
+
+      // With a limit: the first blocks only, ending with the one that reaches it.
+      counting.blocksAsked = [];
+      const first = await readBlocks(counting, 90n, 99n, path, { perRequest: 3, limit: 5 });
+      expect(first).toEqual(whole.slice(0, 5));
+      // The second group is cut to what the limit leaves, by the blocks read so far.
+      expect(counting.blocksAsked).toEqual([1, 3, 1]);
+      // Read on from there, the rest follows on from the block the first reading ended with.
+      const rest = await readBlocks(counting, 95n, 99n, path, { perRequest: 3, limit: 5 });
+      expect(rest).toEqual(whole.slice(5));
+      expect(rest[0]!.parentHash).toBe(first[4]!.hash);
+      // A block larger than the limit is read whole, alone: a reading holds one block at least.
+      expect(await readBlocks(counting, height, height, path, { perRequest: 1, limit: 1 })).toHaveLength(1);
+    },
+  );
 
   it('parses the coinbase and a two-input spend with change, exactly to the satoshi', async () => {
     const [block] = await readBlocks(rpc, height, height, 'block-and-transactions');
@@ -256,6 +306,24 @@ describe('a Bitcoin-family node (litecoind, regtest)', () => {
 
   describe('when the chain is reorganised', () => {
     it.each(PATHS)(
+      '%s: a block read in an earlier group that leaves the chain throws ChainMoved at the next group',
+      async (path) => {
+        await node.mine(2);
+        const tip = BigInt(await node.tip());
+        const pausing = new PausingRpc([node.rpcUrl]);
+        // The first group is block tip − 1 alone; once it is read, the chain from it on is replaced.
+        pausing.afterBatchOf = {
+          method: path === 'verbose-block' ? 'getblock' : 'getrawtransaction',
+          act: async () => {
+            await node.invalidate(await node.rpc<string>('getblockhash', Number(tip - 1n)));
+            // Paid elsewhere than the blocks they replace, or they would be those blocks again.
+            await node.mine(2, change.address);
+          },
+        };
+        await expect(readBlocks(pausing, tip - 1n, tip, path, { perRequest: 1 })).rejects.toBeInstanceOf(ChainMoved);
+      },
+    );
+    it.each(PATHS)(
       '%s: a block that left the chain while it was read throws ChainMoved; read again, the new chain',
       async (path) => {
         const pausing = new PausingRpc([node.rpcUrl]);
@@ -273,6 +341,8 @@ describe('a Bitcoin-family node (litecoind, regtest)', () => {
         // Between the hashes and the blocks: the top block is invalidated, an empty one takes its
         // place, and the next block takes the transaction back from the mempool.
         let replaced = '';
+        // Between the top block's hash and the block (which a reading asks for in its own group here).
+        pausing.afterHashesOf = tip + 1n;
         pausing.afterHashes = async () => {
           const top = await node.rpc<string>('getbestblockhash');
           await node.invalidate(top);

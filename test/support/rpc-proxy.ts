@@ -43,6 +43,8 @@ export interface ProxiedCall {
   params: unknown[];
   /** `Date.now()` when it arrived. */
   at: number;
+  /** The HTTP request it came in (1 for the first): the calls of one batch share it. */
+  request: number;
 }
 
 interface JsonRpcRequest {
@@ -154,7 +156,9 @@ export class RpcProxy {
     const calls = (batch ? parsed : [parsed]) as JsonRpcRequest[];
     this.requests += 1;
     const now = Date.now();
-    for (const call of calls) this.received.push({ method: call.method, params: call.params ?? [], at: now });
+    for (const call of calls) {
+      this.received.push({ method: call.method, params: call.params ?? [], at: now, request: this.requests });
+    }
     this.wake();
 
     const whole = this.take((rule) => WHOLE_REQUEST.has(rule.kind) && this.concerns(rule, calls));

@@ -50,8 +50,9 @@ export interface ChainSource {
 
   /**
    * Blocks `from`..`to` (consecutive, ascending) as transfers of the `followed` addresses, the
-   * balances they touched and the blocks' headers. Throws `ChainMoved` when the node's chain changed
-   * while it was read.
+   * balances they touched and the blocks' headers. A source may end the range early, one block at
+   * least (the UTXO source at its read budget): the follower goes on from the last header. Throws
+   * `ChainMoved` when the node's chain changed while it was read.
    */
   readRange(
     from: bigint,

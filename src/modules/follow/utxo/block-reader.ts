@@ -54,14 +54,64 @@ export async function choosePath(rpc: BitcoinRpc, sampleHash: string): Promise<B
 }
 
 /**
- * Blocks `from`..`to` of the node's current chain, in order. Every block's parent must be the block
- * read before it and every block must still be on the node's chain, else the chain moved while it
- * was read (a reorganisation): `ChainMoved`, nothing of the reading to keep. Whether `from`'s parent
- * is the block the caller read last is the caller's check (`parentHash`).
+ * How much one reading of blocks holds. A node's answer to `getblock <hash> 2` grows with the block:
+ * a Bitcoin mainnet block of 3,000-4,000 transactions is 5-10 MB of JSON, so a hundred of them in
+ * one batch would be a string at or past the longest V8 allows (about 512 MiB), and their parsed
+ * transactions hundreds of megabytes of heap. So blocks are asked for in groups of about
+ * `perRequest` transactions (one block at least), each group sized by the blocks read before it,
+ * and, when `limit` is given, the reading ends with the block that brings it to `limit`
+ * transactions: the caller gets the first blocks of what it asked for, one at least.
  */
-export async function readBlocks(rpc: BitcoinRpc, from: bigint, to: bigint, path: BlockReadPath): Promise<UtxoBlock[]> {
+export interface ReadBudget {
+  perRequest: number;
+  limit?: number;
+}
+
+/** Transactions per node answer when nothing else is said: a few megabytes of JSON on mainnet. */
+export const TRANSACTIONS_PER_REQUEST = 5_000;
+
+/**
+ * Blocks `from`..`to` of the node's current chain, in order: all of them, or as many as the
+ * budget's `limit` lets through (the first blocks of the range; one at least). Every block's parent
+ * must be the block read before it and every block must still be on the node's chain, else the
+ * chain moved while it was read (a reorganisation): `ChainMoved`, nothing of the reading to keep.
+ * Whether `from`'s parent is the block the caller read last is the caller's check (`parentHash`).
+ */
+export async function readBlocks(
+  rpc: BitcoinRpc,
+  from: bigint,
+  to: bigint,
+  path: BlockReadPath,
+  budget: ReadBudget = { perRequest: TRANSACTIONS_PER_REQUEST },
+): Promise<UtxoBlock[]> {
   if (from < 0n) throw new RangeError(`block ${from} does not exist`);
-  if (to < from) return [];
+  const read: UtxoBlock[] = [];
+  let transactions = 0;
+  // The first group is one block: nothing tells its size before it is read.
+  let group = 1;
+  for (let next = from; next <= to;) {
+    if (budget.limit !== undefined && read.length > 0 && transactions >= budget.limit) break;
+    const last = next + BigInt(group) - 1n < to ? next + BigInt(group) - 1n : to;
+    for (const block of await readGroup(rpc, next, last, path, read[read.length - 1])) {
+      read.push(block);
+      transactions += block.transactions.length;
+    }
+    next = last + 1n;
+    const perBlock = Math.max(1, transactions / read.length);
+    const room = budget.limit === undefined ? Infinity : Math.ceil((budget.limit - transactions) / perBlock);
+    group = Math.max(1, Math.min(Math.floor(budget.perRequest / perBlock), room));
+  }
+  return read;
+}
+
+/** Blocks `from`..`to` in one request of each kind; `previous` is the block read just before `from`, if any. */
+async function readGroup(
+  rpc: BitcoinRpc,
+  from: bigint,
+  to: bigint,
+  path: BlockReadPath,
+  previous: UtxoBlock | undefined,
+): Promise<UtxoBlock[]> {
   const heights: bigint[] = [];
   for (let height = from; height <= to; height++) heights.push(height);
 
@@ -90,8 +140,8 @@ export async function readBlocks(rpc: BitcoinRpc, from: bigint, to: bigint, path
     if (block.height !== height) {
       throw new MalformedNodeAnswer(`block ${block.hash} is at height ${block.height}, read as ${height}`);
     }
-    const previous = read[index - 1];
-    if (previous !== undefined && block.parentHash !== previous.hash) {
+    const parent = read[index - 1] ?? previous;
+    if (parent !== undefined && block.parentHash !== parent.hash) {
       throw new ChainMoved(`block ${height}'s parent is not the block read at ${height - 1n}`, height);
     }
     read.push(block);

@@ -13,18 +13,36 @@ import {
 } from '../chain-source';
 import { holdingKey, NATIVE, type BlockHeader, type HoldingKey, type ObservedTransfer } from '../reading';
 import { BitcoinRpc, BitcoinRpcError } from './bitcoin-rpc';
-import { choosePath, readBlocks, readHeader, tipHeight, type BlockReadPath } from './block-reader';
+import {
+  choosePath,
+  readBlocks,
+  readHeader,
+  tipHeight,
+  TRANSACTIONS_PER_REQUEST,
+  type BlockReadPath,
+  type ReadBudget,
+} from './block-reader';
 import { networkMismatch, type UtxoChainId, type UtxoNetwork } from './network';
 import { outpointKey, TrackedOutput, UtxoRepository } from './utxo.repository';
 import { satoshis, type UtxoBlock, type UtxoTransaction } from './utxo-block';
 import { utxoAddressShape } from './address-shape';
 
 export interface UtxoSourceTuning {
-  /** Whole blocks read per backfill step. */
+  /** Whole blocks read per backfill step, at most. */
   backfillBlocks: number;
+  /**
+   * How much a range (or a backfill step) reads: its blocks end with the one that brings it to
+   * `limit` transactions, asked for `perRequest` at a time (block-reader.ts, `ReadBudget`). A
+   * hundred regtest blocks of 200 transactions is one range; on Bitcoin mainnet a range is five or
+   * six blocks, a few tens of megabytes of the node's JSON rather than several hundred.
+   */
+  read: Required<ReadBudget>;
 }
 
-export const UTXO_SOURCE_TUNING: UtxoSourceTuning = { backfillBlocks: 100 };
+export const UTXO_SOURCE_TUNING: UtxoSourceTuning = {
+  backfillBlocks: 100,
+  read: { perRequest: TRANSACTIONS_PER_REQUEST, limit: 20_000 },
+};
 
 /** JSON-RPC's "method not found": a node without `scantxoutset` (Dogecoin Core 1.14). */
 const METHOD_NOT_FOUND = -32601;
@@ -132,7 +150,9 @@ export class UtxoSource implements ChainSource {
     followed: ReadonlySet<string>,
   ): Promise<SourceReading & { headers: BlockHeader[] }> {
     if (followed.size !== this.scriptsOf) this.followScripts(followed);
-    const blocks = await readBlocks(this.rpc, from, to, await this.readPath());
+    // The first blocks of the range, as many as the read budget lets through: the follower goes on
+    // from the last one (its header is the reading's last).
+    const blocks = await readBlocks(this.rpc, from, to, await this.readPath(), this.tuning.read);
     const changes: OutputChanges = { created: new Map(), spent: new Map() };
     const transfers = await this.transfersOf(blocks, this.scripts, changes, (key) => this.unspent.get(key));
     return {
@@ -225,7 +245,6 @@ export class UtxoSource implements ChainSource {
     const next: BackfillState = { ...backfill, tokenNext: backfill.throughBlock + 1n };
     if (backfill.nativeNext > backfill.throughBlock) return { reading: { transfers: [], touched: [] }, next };
     const to = min(backfill.throughBlock, backfill.nativeNext + BigInt(this.tuning.backfillBlocks) - 1n);
-    next.nativeNext = to + 1n;
     const scripts = new Map<string, string>();
     for (const address of backfill.addresses) {
       const script = outputScriptOf(this.chain, address);
@@ -241,7 +260,9 @@ export class UtxoSource implements ChainSource {
     )) {
       found.set(outpointKey(output.txid, output.vout), output);
     }
-    const blocks = await readBlocks(this.rpc, backfill.nativeNext, to, await this.readPath());
+    const blocks = await readBlocks(this.rpc, backfill.nativeNext, to, await this.readPath(), this.tuning.read);
+    // The next step starts after the last block the read budget let through.
+    next.nativeNext = blocks[blocks.length - 1]!.height + 1n;
     const changes: OutputChanges = { created: new Map(), spent: new Map() };
     const transfers = await this.transfersOf(blocks, scripts, changes, (key) => found.get(key));
     if (!this.scans) {
@@ -489,7 +510,10 @@ export class UtxoSource implements ChainSource {
 
   /** Outputs paid to `scripts` at or below `at` and spent in blocks `at`+1..`to`: unspent as of `at`. */
   private async spentAbove(scripts: ReadonlyMap<string, string>, at: bigint, to: bigint): Promise<TrackedOutput[]> {
-    const blocks = await readBlocks(this.rpc, at + 1n, to, await this.readPath());
+    // Every block of the span (a few, the confirmations), each request bounded as any reading's.
+    const blocks = await readBlocks(this.rpc, at + 1n, to, await this.readPath(), {
+      perRequest: this.tuning.read.perRequest,
+    });
     const inputs = blocks.flatMap((block) => block.transactions.flatMap((tx) => tx.inputs));
     const spentThere = new Set(inputs.map((input) => outpointKey(input.txid, input.vout)));
     const previous = [...new Set(inputs.map((input) => input.txid))];
