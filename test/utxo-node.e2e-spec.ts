@@ -136,16 +136,17 @@ describe('a Bitcoin-family node (litecoind, regtest)', () => {
       expect(whole.map((block) => block.transactions.length)).toEqual(Array(10).fill(1));
 
       const counting = new CountingRpc([node.rpcUrl]);
-      // One block first (nothing tells its size before), then groups of about three transactions.
+      // One block first (nothing tells its size before), then groups of about three transactions,
+      // each at most twice the one before.
       expect(await readBlocks(counting, 90n, 99n, path, { perRequest: 3 })).toEqual(whole);
-      expect(counting.blocksAsked).toEqual([1, 3, 3, 3]);
+      expect(counting.blocksAsked).toEqual([1, 2, 3, 3, 1]);
 
       // With a limit: the first blocks only, ending with the one that reaches it.
       counting.blocksAsked = [];
       const first = await readBlocks(counting, 90n, 99n, path, { perRequest: 3, limit: 5 });
       expect(first).toEqual(whole.slice(0, 5));
-      // The second group is cut to what the limit leaves, by the blocks read so far.
-      expect(counting.blocksAsked).toEqual([1, 3, 1]);
+      // The third group is cut to what the limit leaves, by the blocks read so far.
+      expect(counting.blocksAsked).toEqual([1, 2, 2]);
       // Read on from there, the rest follows on from the block the first reading ended with.
       const rest = await readBlocks(counting, 95n, 99n, path, { perRequest: 3, limit: 5 });
       expect(rest).toEqual(whole.slice(5));
@@ -154,6 +155,32 @@ describe('a Bitcoin-family node (litecoind, regtest)', () => {
       expect(await readBlocks(counting, height, height, path, { perRequest: 1, limit: 1 })).toHaveLength(1);
     },
   );
+
+  it.each(PATHS)('%s: small blocks first do not make the next request the rest of the range', async (path) => {
+    // Two blocks of their coinbase alone, then two of eight transactions (a chain of spends).
+    const from = BigInt(await node.tip()) + 1n;
+    await node.mine(2);
+    for (let block = 0; block < 2; block++) {
+      const coin = (await node.unspent(100)).find((entry) => entry.value === REWARD);
+      if (coin === undefined) throw new Error('the wallet has no mature coinbase left');
+      let outpoint = { txid: coin.txid, vout: coin.vout, value: coin.value };
+      for (let spend = 0; spend < 7; spend++) {
+        const value = outpoint.value - 100_000n;
+        const txid = await node.send({
+          inputs: [outpoint],
+          outputs: [{ address: change.address, value }],
+          fee: 100_000n,
+        });
+        outpoint = { txid, vout: 0, value };
+      }
+      await node.mine(1);
+    }
+    const counting = new CountingRpc([node.rpcUrl]);
+    const blocks = await readBlocks(counting, from, from + 3n, path, { perRequest: 4 });
+    expect(blocks.map((block) => block.transactions.length)).toEqual([1, 1, 8, 8]);
+    // Sized by the average alone, the second request would have asked for the three blocks left.
+    expect(counting.blocksAsked).toEqual([1, 2, 1]);
+  });
 
   it('parses the coinbase and a two-input spend with change, exactly to the satoshi', async () => {
     const [block] = await readBlocks(rpc, height, height, 'block-and-transactions');

@@ -58,9 +58,10 @@ export async function choosePath(rpc: BitcoinRpc, sampleHash: string): Promise<B
  * a Bitcoin mainnet block of 3,000-4,000 transactions is 5-10 MB of JSON, so a hundred of them in
  * one batch would be a string at or past the longest V8 allows (about 512 MiB), and their parsed
  * transactions hundreds of megabytes of heap. So blocks are asked for in groups of about
- * `perRequest` transactions (one block at least), each group sized by the blocks read before it,
- * and, when `limit` is given, the reading ends with the block that brings it to `limit`
- * transactions: the caller gets the first blocks of what it asked for, one at least.
+ * `perRequest` transactions (one block at least), each group sized by the blocks read before it
+ * and at most twice the group before it, and, when `limit` is given, the reading ends with the
+ * block that brings it to `limit` transactions: the caller gets the first blocks of what it asked
+ * for, one at least.
  */
 export interface ReadBudget {
   perRequest: number;
@@ -97,9 +98,12 @@ export async function readBlocks(
       transactions += block.transactions.length;
     }
     next = last + 1n;
+    // Sized by the blocks read so far, and at most twice the group before: a few small blocks
+    // (an empty one after a full one happens on mainnet) must not make the next request the rest
+    // of the range at once.
     const perBlock = Math.max(1, transactions / read.length);
     const room = budget.limit === undefined ? Infinity : Math.ceil((budget.limit - transactions) / perBlock);
-    group = Math.max(1, Math.min(Math.floor(budget.perRequest / perBlock), room));
+    group = Math.max(1, Math.min(2 * group, Math.floor(budget.perRequest / perBlock), room));
   }
   return read;
 }
