@@ -82,6 +82,39 @@ async function coin(node: Litecoind, used: Set<string>): Promise<Unspent> {
   return found;
 }
 
+/**
+ * A history for an address nobody tracks yet: 0.4 coin received from `funding` (with `beside`
+ * payments to `w` in the same block), and two blocks later 0.15 spent to `w`, its change back;
+ * three blocks more on top. The address holds 0.2499 then.
+ */
+async function lateHistory(
+  node: Litecoind,
+  used: Set<string>,
+  w: WalletAddress,
+  beside = 0,
+): Promise<{ late: WalletAddress; funding: Unspent; receipt: string; spend: string }> {
+  const late = await node.newAddress('bech32');
+  const funding = await coin(node, used);
+  const receipt = await node.send({
+    inputs: [funding],
+    outputs: [{ address: late.address, value: 40_000_000n }],
+    change: w.address,
+  });
+  for (let other = 0; other < beside; other++) {
+    const paying = await coin(node, used);
+    await node.send({ inputs: [paying], outputs: [{ address: w.address, value: paying.value - 10_000n }] });
+  }
+  await node.mine(2);
+  const spend = await node.send({
+    inputs: [{ txid: receipt, vout: 0 }],
+    outputs: [{ address: w.address, value: 15_000_000n }],
+    change: late.address,
+    fee: 10_000n,
+  });
+  await node.mine(3);
+  return { late, funding, receipt, spend };
+}
+
 describe.each(DATABASES)('following the Bitcoin family from a node, on %s', (kind: DatabaseKind) => {
   let node: Litecoind;
   let db: { url: string; drop: () => Promise<void> };
@@ -292,21 +325,7 @@ describe.each(DATABASES)('following the Bitcoin family from a node, on %s', (kin
   });
 
   it('takes in an address tracked later: its balance at once and its history from the backfill', async () => {
-    const late = await node.newAddress('bech32');
-    const funding = await coin(node, used);
-    const receipt = await node.send({
-      inputs: [funding],
-      outputs: [{ address: late.address, value: 40_000_000n }],
-      change: w.address,
-    });
-    await node.mine(2);
-    const spend = await node.send({
-      inputs: [{ txid: receipt, vout: 0 }],
-      outputs: [{ address: w.address, value: 15_000_000n }],
-      change: late.address,
-      fee: 10_000n,
-    });
-    await node.mine(3);
+    const { late, funding, receipt, spend } = await lateHistory(node, used, w);
     await api.atTip(node);
     await api.tag('late_wallets', [on('bitcoin', late)]);
     const balance = await eventually('the late address taken in', () => api.satoshis('bitcoin', on('bitcoin', late)));
@@ -462,25 +481,8 @@ describe('a Bitcoin-family follower reading a few transactions at a time (its re
   });
 
   it('backfills an address tracked later through steps that each read the blocks the budget lets through', async () => {
-    const late = await node.newAddress('bech32');
-    const receipt = await node.send({
-      inputs: [await coin(node, used)],
-      outputs: [{ address: late.address, value: 40_000_000n }],
-      change: w.address,
-    });
-    // Payments to nobody tracked beside it, so that the steps end inside the blocks between.
-    for (let other = 0; other < 3; other++) {
-      const funding = await coin(node, used);
-      await node.send({ inputs: [funding], outputs: [{ address: w.address, value: funding.value - 10_000n }] });
-    }
-    await node.mine(2);
-    const spend = await node.send({
-      inputs: [{ txid: receipt, vout: 0 }],
-      outputs: [{ address: w.address, value: 15_000_000n }],
-      change: late.address,
-      fee: 10_000n,
-    });
-    await node.mine(3);
+    // Payments to nobody tracked beside the receipt, so that the steps end inside the blocks between.
+    const { late, receipt, spend } = await lateHistory(node, used, w, 3);
     await api.atTip(node);
     await api.tag('late_wallets', [on('bitcoin', late)]);
     const balance = await eventually('the late address taken in', () => api.satoshis('bitcoin', on('bitcoin', late)));
