@@ -1,3 +1,5 @@
+import { Client } from 'pg';
+
 import { addressOfScript, cashAddressTwins } from '../src/core/addresses/output-script';
 import { findDrift } from '../src/modules/aggregates/aggregates.service';
 import { Db } from '../src/database/db.service';
@@ -494,6 +496,97 @@ describe('a Bitcoin-family follower reading a few transactions at a time (its re
     expect([...rows.keys()].sort()).toEqual([`bitcoin:${receipt}:0`, `bitcoin:${spend}:0`].sort());
     expect(await findDrift(t.app.get(Db))).toEqual([]);
     expect(mostBlocksAsked()).toBe(2);
+  });
+});
+
+describe('a Bitcoin-family follower reading the next blocks while a range commits, on postgres', () => {
+  let node: Litecoind;
+  let db: { url: string; drop: () => Promise<void> };
+  let t: TestApp;
+  let api: UtxoClient;
+  let proxy: RpcProxy;
+  const keys = { alice: newKey(), bob: newKey() };
+  const budget = UTXO_SOURCE_TUNING.read;
+  const logs: string[] = [];
+  let a: WalletAddress;
+  let w: WalletAddress;
+
+  // Only bitcoin's follower reads through the proxy: the calls it records are that follower's.
+  const start = async (): Promise<void> => {
+    t = await startTestApp({
+      databaseUrl: db.url,
+      keys,
+      env: followEnv(proxy.url, { RPC_URL_BITCOINCASH: node.rpcUrl, RPC_URL_DOGECOIN: node.rpcUrl }),
+      logDestination: { write: (line: string) => void logs.push(line) },
+    });
+    api = new UtxoClient(t);
+  };
+
+  beforeAll(async () => {
+    // Coinbase-only blocks, three to a range: a catch-up's ranges end at the budget with blocks above.
+    UTXO_SOURCE_TUNING.read = { perRequest: 2, limit: 3 };
+    node = await startLitecoind();
+    await node.mine(110);
+    [a, w] = await Promise.all([node.newAddress('bech32'), node.newAddress('bech32')]);
+    proxy = await startRpcProxy(node.rpcUrl);
+    db = await freshDatabase('postgres');
+    await start();
+    await api.tag('miners', [on('bitcoin', a)]);
+    await api.atTip(node);
+  }, 120_000);
+
+  afterAll(async () => {
+    await t?.close();
+    await proxy?.close();
+    await db?.drop();
+    await node?.stop();
+    UTXO_SOURCE_TUNING.read = budget;
+  });
+
+  it('reads them while the commit waits, and drops them when the node reorganised them meanwhile', async () => {
+    // Twelve blocks paying `a` mined while the service is down, so that its first turn sees them all.
+    await t.close();
+    const tip = BigInt(await node.tip());
+    const mined = await node.mine(12, a.address);
+    const height = (hash: string): bigint => tip + 1n + BigInt(mined.indexOf(hash));
+    const coinbases = await Promise.all(
+      mined.map(async (hash) => (await node.rpc<{ tx: string[] }>('getblock', hash, 1)).tx[0]!),
+    );
+    // The first range (blocks tip+1..tip+3) cannot commit its transfers while this lock is held.
+    const holder = new Client({ connectionString: db.url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE transactions IN SHARE MODE');
+      proxy.resetCalls();
+      logs.length = 0;
+      await start();
+      // The next range's last block (tip+6: three coinbases, its budget) read and answered meanwhile.
+      await proxy.until(() =>
+        proxy.calls('getblock').some((call) => call.params[0] === mined[5] && call.answered !== undefined),
+      );
+      expect(height(mined[5]!)).toBe(tip + 6n);
+      // Blocks tip+5.. leave the chain before that range is used: the read-ahead ends with one of them.
+      await node.invalidate(mined[4]!);
+      await node.mine(2, w.address);
+      await holder.query('COMMIT');
+    } finally {
+      await holder.end();
+    }
+    await api.atTip(node);
+    const rows = await api.list('bitcoin', on('bitcoin', a));
+    expect(rows.map((row) => row.id).sort()).toEqual(
+      coinbases
+        .slice(0, 4)
+        .map((txid) => `bitcoin:${txid}:0`)
+        .sort(),
+    );
+    const sum = rows.reduce((total, row) => total + BigInt(row.value), 0n);
+    expect(await api.satoshis('bitcoin', on('bitcoin', a))).toBe(sum.toString());
+    expect(await findDrift(t.app.get(Db))).toEqual([]);
+    // Bitcoin's follower committed nothing of the orphaned blocks, so it undid nothing (the other
+    // two chains, read from the node directly with nothing to wait for, may have followed them and undone them).
+    expect(logs.filter((line) => line.includes('"Follow bitcoin"') && line.includes('reorganisation:'))).toEqual([]);
   });
 });
 

@@ -45,6 +45,8 @@ export interface ProxiedCall {
   at: number;
   /** The HTTP request it came in (1 for the first): the calls of one batch share it. */
   request: number;
+  /** `Date.now()` when the proxy's answer to its request was written; undefined until then. */
+  answered?: number;
 }
 
 interface JsonRpcRequest {
@@ -128,7 +130,7 @@ export class RpcProxy {
     this.requests = 0;
   }
 
-  /** Resolves once `check` holds; checked again after every request received. */
+  /** Resolves once `check` holds; checked again after every request received and every answer written. */
   async until(check: () => boolean): Promise<void> {
     while (!check()) await new Promise<void>((resolve) => this.waiters.push(resolve));
   }
@@ -156,9 +158,13 @@ export class RpcProxy {
     const calls = (batch ? parsed : [parsed]) as JsonRpcRequest[];
     this.requests += 1;
     const now = Date.now();
-    for (const call of calls) {
-      this.received.push({ method: call.method, params: call.params ?? [], at: now, request: this.requests });
-    }
+    const received: ProxiedCall[] = calls.map((call) => ({
+      method: call.method,
+      params: call.params ?? [],
+      at: now,
+      request: this.requests,
+    }));
+    this.received.push(...received);
     this.wake();
 
     const whole = this.take((rule) => WHOLE_REQUEST.has(rule.kind) && this.concerns(rule, calls));
@@ -214,6 +220,9 @@ export class RpcProxy {
     const ordered = calls.map((call) => answers.get(call)).filter((answer) => answer !== undefined);
     response.writeHead(200, { 'content-type': 'application/json' });
     response.end(JSON.stringify(batch ? ordered : ordered[0]));
+    const answered = Date.now();
+    for (const call of received) call.answered = answered;
+    this.wake();
   }
 
   /** The answer a per-call rule gives in place of the node, if one applies. */

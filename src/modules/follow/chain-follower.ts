@@ -182,6 +182,7 @@ export class ChainFollower {
     const ahead = this.readAhead;
     this.readAhead = undefined;
     await ahead?.read.catch(() => undefined);
+    await this.deps.source.settled?.();
   }
 
   private async prepare(): Promise<void> {

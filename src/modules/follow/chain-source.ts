@@ -31,6 +31,13 @@ export interface ChainSource {
   readonly readsAhead?: boolean;
 
   /**
+   * Resolves once nothing the source reads on its own is still running (the UTXO source reads the
+   * blocks after a range that ended at its read budget while that range commits). The follower
+   * awaits it when it stops. Absent: the source reads only when asked.
+   */
+  settled?(): Promise<void>;
+
+  /**
    * Why the node is not the chain's (another chain id, network or genesis block), for a person and
    * without the node's URL; undefined when it is. Checked before every turn writes anything.
    */

@@ -46,6 +46,13 @@ export const UTXO_SOURCE_TUNING: UtxoSourceTuning = {
   read: { perRequest: TRANSACTIONS_PER_REQUEST, limit: 5_000 },
 };
 
+/** Blocks read from `from` on, ahead of the range that will start there. */
+interface BlocksAhead {
+  from: bigint;
+  /** Settles once; its failure is handled when (if) it is used. */
+  blocks: Promise<UtxoBlock[]>;
+}
+
 /** JSON-RPC's "method not found": a node without `scantxoutset` (Dogecoin Core 1.14). */
 const METHOD_NOT_FOUND = -32601;
 
@@ -94,6 +101,10 @@ export class UtxoSource implements ChainSource {
   private stale = false;
   /** Whether the node has `scantxoutset` (Dogecoin Core 1.14 has not); asked when the source is prepared. */
   private scans = true;
+  /** The blocks after a range that ended at its read budget, read while that range commits (`readRange`). */
+  private ahead: BlocksAhead | undefined;
+  /** Reads ahead still running, used or dropped: `settled` awaits them. */
+  private readonly reading = new Set<Promise<unknown>>();
 
   constructor(
     private readonly settings: FollowedChainConfig,
@@ -130,6 +141,10 @@ export class UtxoSource implements ChainSource {
     await this.reload();
   }
 
+  async settled(): Promise<void> {
+    await Promise.all(this.reading);
+  }
+
   private async reload(): Promise<void> {
     this.unspent = new Map();
     this.balance = new Map();
@@ -152,9 +167,24 @@ export class UtxoSource implements ChainSource {
     followed: ReadonlySet<string>,
   ): Promise<SourceReading & { headers: BlockHeader[] }> {
     if (followed.size !== this.scriptsOf) this.followScripts(followed);
+    const path = await this.readPath();
     // The first blocks of the range, as many as the read budget lets through: the follower goes on
     // from the last one (its header is the reading's last).
-    const blocks = await readBlocks(this.rpc, from, to, await this.readPath(), this.tuning.read);
+    const blocks =
+      (await this.blocksReadAhead(from, to)) ?? (await readBlocks(this.rpc, from, to, path, this.tuning.read));
+    const last = blocks[blocks.length - 1]!;
+    // Catching up: the blocks after this range are read from the node while this one is computed
+    // and committed, which they do not depend on (spends are matched once they are this range's turn).
+    if (last.height < to) {
+      const next = readBlocks(this.rpc, last.height + 1n, to, path, this.tuning.read);
+      // Handled where it is used (blocksReadAhead); a read-ahead dropped unused fails silently.
+      const done: Promise<boolean> = next.then(
+        () => this.reading.delete(done),
+        () => this.reading.delete(done),
+      );
+      this.reading.add(done);
+      this.ahead = { from: last.height + 1n, blocks: next };
+    }
     const changes: OutputChanges = { created: new Map(), spent: new Map() };
     const transfers = await this.transfersOf(blocks, this.scripts, changes, (key) => this.unspent.get(key));
     return {
@@ -302,6 +332,21 @@ export class UtxoSource implements ChainSource {
         this.stale = true;
       },
     });
+  }
+
+  /**
+   * The blocks read ahead when they start at `from` (through `to` at most), and only while their
+   * last block is still the node's: a reorganisation since they were read drops them, and the range
+   * is read again. Their first block's parent is the follower's check, as for any reading.
+   */
+  private async blocksReadAhead(from: bigint, to: bigint): Promise<UtxoBlock[] | undefined> {
+    const ahead = this.ahead;
+    this.ahead = undefined;
+    if (ahead?.from !== from) return undefined;
+    const blocks = (await ahead.blocks.catch(() => undefined))?.filter((block) => block.height <= to);
+    const last = blocks?.[blocks.length - 1];
+    if (last === undefined || (await readHeader(this.rpc, last.height))?.hash !== last.hash) return undefined;
+    return blocks;
   }
 
   private async readPath(): Promise<BlockReadPath> {
