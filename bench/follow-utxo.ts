@@ -47,6 +47,7 @@ import {
 } from './lib/follow-service';
 import { benchLog, Cleanups, runBench } from './lib/lifecycle';
 import { cpuProfileOption, parseCommandLine, wholeNumber } from './lib/options';
+import { formatStatements, loadStatementStats, StatementFigure, StatementStats } from './lib/pg-statements';
 import { memoryOf, ROOT, sleep, startService, statsVerify } from './lib/processes';
 import { number, table } from './lib/report';
 import { derivedScripts, Lane, UtxoTraffic } from './lib/utxo-traffic';
@@ -68,6 +69,8 @@ interface Settings {
   databases: DatabaseKind[];
   cpuProfile: boolean;
   serviceLog: boolean;
+  /** PostgreSQL's costliest statements of the catch-up (pg_stat_statements), into the results and the log. */
+  pgStatements: boolean;
   seed: string;
 }
 
@@ -121,6 +124,8 @@ interface UtxoFigures {
     balancesWrong: number;
     wrongExamples: { address: string; held: string; expected: string }[];
   };
+  /** With --pg-statements: PostgreSQL's costliest statements of the catch-up. */
+  statements?: { totalMs: number; calls: number; statements: StatementFigure[] };
 }
 
 const cleanups = new Cleanups();
@@ -143,6 +148,7 @@ async function main(argv: readonly string[]): Promise<void> {
   const prepared = await prepareRuns(settings.databases, cleanups, log);
   build = prepared.build;
   const cluster = prepared.cluster;
+  if (settings.pgStatements && cluster !== undefined) await loadStatementStats(cluster);
   const runs: Partial<Record<DatabaseKind, UtxoFigures>> = {};
   for (const kind of settings.databases) runs[kind] = await runOn(kind, settings, cluster);
   await cleanups.run(log);
@@ -191,6 +197,8 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
   const traffic = new UtxoTraffic(node, lanes, { tracked: derived, untracked }, trackedScripts, miner, settings.seed);
 
   const databaseUrl = await freshDatabase(kind, cluster, cleanups, 'bench_follow_utxo');
+  const statements = settings.pgStatements && kind === 'postgres' ? await StatementStats.open(databaseUrl) : undefined;
+  if (statements !== undefined) cleanups.push(() => statements.close());
   const key = `ctk_${randomBytes(24).toString('base64url')}`;
   const headers = { 'x-api-key': key };
   const env = {
@@ -261,6 +269,7 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
     : undefined;
   if (profileDir !== undefined) mkdirSync(profileDir, { recursive: true });
   const loadAtCatchUp = loadavg()[0]!;
+  await statements?.reset();
   const spawnedAt = performance.now();
   const serviceStartedAt = new Date();
   const service = cleanups.track(
@@ -276,6 +285,7 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
   cleanups.push(() => rss.stop());
   const silence = { unanswered: 0, longestMs: 0 };
   const synced = await waitSynced(watch(service.port, silence), 1_800_000, serviceStartedAt);
+  await statements?.add('catchUp');
   const followingSeconds = (synced.at - synced.firstSample.at) / 1000;
   const followedBlocks = traffic.height - Number(synced.firstSample.indexed);
   const perBlockRecorded = generation.recorded / generation.blocks;
@@ -352,7 +362,17 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
       balancesWrong: wrongBalances.length,
       wrongExamples: wrongBalances.slice(0, 5),
     },
+    ...(statements === undefined ? {} : { statements: reportStatements(kind, statements) }),
   };
+}
+
+/** The catch-up's costliest statements, logged; their figures for the results file. */
+function reportStatements(kind: DatabaseKind, statements: StatementStats): UtxoFigures['statements'] {
+  const figures = statements.summary(40).catchUp;
+  if (figures === undefined) return undefined;
+  log(`${kind}: statements of the catch-up: ${figures.calls} calls, ${figures.totalMs.toFixed(0)} ms executing`);
+  for (const line of formatStatements(figures.statements.slice(0, 15))) log(`  ${line}`);
+  return figures;
 }
 
 /** A tracked script's mainnet bitcoin address, as a user would tag it. */
@@ -538,13 +558,15 @@ function readSettings(argv: readonly string[]): Settings | undefined {
     .option('--skip-postgres', 'leave out PostgreSQL (with --sqlite)')
     .addOption(cpuProfileOption())
     .option('--service-log', "the service's log lines into bench/results/follow-utxo-<database>.log")
+    .option('--pg-statements', "PostgreSQL's costliest statements of the catch-up (pg_stat_statements)")
     .addOption(new Option('--seed <text>', 'seed of the addresses and the payments').default('chaintags-follow-utxo'));
   const options = parseCommandLine<
-    Omit<Settings, 'databases' | 'cpuProfile' | 'serviceLog'> & {
+    Omit<Settings, 'databases' | 'cpuProfile' | 'serviceLog' | 'pgStatements'> & {
       sqlite?: boolean;
       skipPostgres?: boolean;
       cpuProf?: boolean;
       serviceLog?: boolean;
+      pgStatements?: boolean;
     }
   >(command, argv, (parsed) => {
     if (parsed.skipPostgres === true && parsed.sqlite !== true) return '--skip-postgres needs --sqlite';
@@ -554,7 +576,7 @@ function readSettings(argv: readonly string[]): Settings | undefined {
     return undefined;
   });
   if (options === undefined) return undefined;
-  const { sqlite, skipPostgres, cpuProf, serviceLog, ...shared } = options;
+  const { sqlite, skipPostgres, cpuProf, serviceLog, pgStatements, ...shared } = options;
   return {
     ...shared,
     databases: [
@@ -563,5 +585,6 @@ function readSettings(argv: readonly string[]): Settings | undefined {
     ],
     cpuProfile: cpuProf === true,
     serviceLog: serviceLog === true,
+    pgStatements: pgStatements === true,
   };
 }
