@@ -2,7 +2,7 @@ import type { HoldingInput, RecordInput } from '../src/core/records/record-input
 import { Db, Sql } from '../src/database/db.service';
 import { findDrift } from '../src/modules/aggregates/aggregates.service';
 import { list, sql } from '../src/database/sql';
-import { rowsPerLoad } from '../src/modules/ingest/ingest.repository';
+import { rowsPerLoad } from '../src/database/dialect';
 import { IngestService } from '../src/modules/ingest/ingest.service';
 import type { WrittenRecords } from '../src/modules/ingest/sink/pending-writes';
 import { CommitPolicy, RecordSink } from '../src/modules/ingest/sink/record-sink';

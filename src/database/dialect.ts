@@ -1,4 +1,4 @@
-import { type Dialect, join, list, raw, sql, SqlFragment } from './sql';
+import { type Dialect, join, list, raw, ROWS_PER_STATEMENT, sql, SqlFragment } from './sql';
 
 /**
  * Everything that differs between PostgreSQL and SQLite lives in this file: column types for the
@@ -108,6 +108,19 @@ export function lookedUpIn(dialect: Dialect, column: SqlFragment, subquery: SqlF
  */
 export function filterOnly(dialect: Dialect, column: string): SqlFragment {
   return raw(dialect === 'postgres' ? column : `+${column}`);
+}
+
+/**
+ * Rows one statement writes on PostgreSQL when they go as one array per column (textRows): ten
+ * bound values whatever the count, so the statement costs PostgreSQL about the same to parse and
+ * plan for 5,000 rows as for one, and the rows cost it little more than `COPY` does
+ * (bench/README.md, change 18). SQLite binds each value and keeps ROWS_PER_STATEMENT.
+ */
+const ROWS_PER_LOAD_POSTGRES = 5_000;
+
+/** How many rows one textRows statement takes on the dialect; the sink gathers whole-input batches of this size. */
+export function rowsPerLoad(dialect: Dialect): number {
+  return dialect === 'postgres' ? ROWS_PER_LOAD_POSTGRES : ROWS_PER_STATEMENT;
 }
 
 /**

@@ -7,8 +7,8 @@ import {
   type TransferChange,
   type TransferEnds,
 } from '../aggregates/aggregates.service';
-import { type Dialect, forUpdate, textRows, toIso } from '../../database/dialect';
-import { chunks, list, prepared, raw, ROWS_PER_STATEMENT, rows, sql, SqlFragment } from '../../database/sql';
+import { forUpdate, rowsPerLoad, textRows, toIso } from '../../database/dialect';
+import { chunks, list, prepared, raw, rows, sql, SqlFragment } from '../../database/sql';
 import type {
   ChainRecord,
   HoldingRecord,
@@ -21,19 +21,6 @@ import { Catalog } from './validation/catalog';
 
 /** The advisory lock key of lockDataWriters (PostgreSQL's advisory locks are named by a number). */
 const DATA_WRITERS_LOCK = '7263746167';
-
-/**
- * New holdings and transactions one statement inserts on PostgreSQL, where the rows go as one array
- * per column (textRows): ten bound values whatever the count, so the statement costs PostgreSQL
- * about the same to parse and plan for 5,000 rows as for one, and the rows cost it little more than
- * `COPY` does (bench/README.md, change 18). SQLite binds each value and keeps ROWS_PER_STATEMENT.
- */
-const NEW_ROWS_PER_STATEMENT_POSTGRES = 5_000;
-
-/** How many new rows one insert takes on the dialect; the sink gathers whole-input batches of this size. */
-export function rowsPerLoad(dialect: Dialect): number {
-  return dialect === 'postgres' ? NEW_ROWS_PER_STATEMENT_POSTGRES : ROWS_PER_STATEMENT;
-}
 
 const HOLDING_COLUMNS = ['chain', 'token_address', 'address', 'balance', 'updated_at'] as const;
 const HOLDING_TYPES = ['text', 'text', 'text', 'numeric', 'timestamptz'];
@@ -202,7 +189,10 @@ export class IngestRepository {
       for (const h of load) {
         if (isNew.has(holdingKey(h))) changes.push({ ...keyOf(h), before: '0', after: h.balance });
       }
-      for (const existing of chunks(load.filter((h) => !isNew.has(holdingKey(h))))) {
+      for (const existing of chunks(
+        load.filter((h) => !isNew.has(holdingKey(h))),
+        rowsPerLoad(tx.dialect),
+      )) {
         const stored = await lockHoldings(tx, existing);
         const before = new Map(stored.map((row) => [holdingKey(row), row]));
         const replacing = existing.filter((h) => {
@@ -319,7 +309,10 @@ function inKeyOrder(holdings: readonly HoldingRecord[]): HoldingRecord[] {
   );
 }
 
-/** The stored rows of `holdings` (at most ROWS_PER_STATEMENT), locked in key order. */
+/**
+ * The stored rows of `holdings`, locked in key order. The keys go as one array per column on
+ * PostgreSQL (textRows); not prepared, since holdings can grow by much between two ANALYZEs.
+ */
 function lockHoldings(
   tx: Sql,
   holdings: readonly HoldingRecord[],
@@ -328,18 +321,26 @@ function lockHoldings(
 > {
   return tx.query(
     sql`SELECT chain, token_address, address, balance, updated_at FROM holdings
-        WHERE (chain, token_address, address) IN (VALUES ${rows(holdings.map((h) => [h.chain, h.token_address, h.address]))})
+        WHERE (chain, token_address, address) IN (${textRows(tx.dialect, [
+          holdings.map((h) => h.chain),
+          holdings.map((h) => h.token_address),
+          holdings.map((h) => h.address),
+        ])})
         ORDER BY chain, token_address, address${forUpdate(tx.dialect)}`,
   );
 }
 
-function writeHoldings(tx: Sql, holdings: readonly HoldingRecord[]): Promise<void> {
-  return upsert(
-    tx,
-    'holdings',
-    ['chain', 'token_address', 'address', 'balance', 'updated_at'],
-    holdings.map((h) => [h.chain, h.token_address, h.address, h.balance, h.updated_at]),
-    sql`ON CONFLICT (chain, token_address, address) DO UPDATE SET balance = excluded.balance, updated_at = excluded.updated_at`,
+/** Writes holdings whose rows the caller has locked: one statement, its rows as one array per column on PostgreSQL. */
+async function writeHoldings(tx: Sql, holdings: readonly HoldingRecord[]): Promise<void> {
+  if (holdings.length === 0) return;
+  await tx.execute(
+    prepared(sql`INSERT INTO holdings (${raw(HOLDING_COLUMNS.join(', '))})
+        ${textRows(
+          tx.dialect,
+          HOLDING_COLUMNS.map((column) => holdings.map((h) => h[column])),
+          HOLDING_TYPES,
+        )}
+        ON CONFLICT (chain, token_address, address) DO UPDATE SET balance = excluded.balance, updated_at = excluded.updated_at`),
   );
 }
 

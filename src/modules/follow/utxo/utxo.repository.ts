@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { ChainId } from '../../../core/chains/chain-ids';
 import { Db, Sql } from '../../../database/db.service';
-import { chunks, list, rows, sql } from '../../../database/sql';
+import { rowsPerLoad, textRows } from '../../../database/dialect';
+import { chunks, list, prepared, sql } from '../../../database/sql';
 
 /** A tracked output (follower_outputs): paid to a followed address's script. */
 export interface TrackedOutput {
@@ -25,6 +26,9 @@ interface OutputRow {
   spent_block: number | string | null;
   spent_txid: string | null;
 }
+
+/** follower_outputs' columns as PostgreSQL types, for textRows. */
+const OUTPUT_TYPES = ['text', 'text', 'integer', 'text', 'bigint', 'bigint', 'bigint', 'text'];
 
 /** The key of an outpoint in maps: `<txid>:<vout>`. */
 export function outpointKey(txid: string, vout: number): string {
@@ -96,24 +100,27 @@ export class UtxoRepository {
    * the spend the new one knows.
    */
   async add(tx: Sql, chain: ChainId, outputs: readonly TrackedOutput[]): Promise<void> {
-    for (const chunk of chunks(outputs)) {
+    // One array per column on PostgreSQL (textRows): one text whatever the count, kept prepared.
+    for (const chunk of chunks(outputs, rowsPerLoad(tx.dialect))) {
       await tx.execute(
-        sql`INSERT INTO follower_outputs (chain, txid, vout, address, value, block_number, spent_block, spent_txid)
-            VALUES ${rows(
-              chunk.map((output) => [
-                chain,
-                output.txid,
-                output.vout,
-                output.address,
-                output.value.toString(),
-                output.block.toString(),
-                output.spentBlock?.toString() ?? null,
-                output.spentTxid ?? null,
-              ]),
+        prepared(sql`INSERT INTO follower_outputs (chain, txid, vout, address, value, block_number, spent_block, spent_txid)
+            ${textRows(
+              tx.dialect,
+              [
+                chunk.map(() => chain),
+                chunk.map((output) => output.txid),
+                chunk.map((output) => output.vout),
+                chunk.map((output) => output.address),
+                chunk.map((output) => output.value.toString()),
+                chunk.map((output) => output.block.toString()),
+                chunk.map((output) => output.spentBlock?.toString() ?? null),
+                chunk.map((output) => output.spentTxid ?? null),
+              ],
+              OUTPUT_TYPES,
             )}
             ON CONFLICT (chain, txid, vout) DO UPDATE SET
               spent_block = COALESCE(excluded.spent_block, follower_outputs.spent_block),
-              spent_txid = COALESCE(excluded.spent_txid, follower_outputs.spent_txid)`,
+              spent_txid = COALESCE(excluded.spent_txid, follower_outputs.spent_txid)`),
       );
     }
   }
