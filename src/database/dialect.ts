@@ -111,10 +111,10 @@ export function filterOnly(dialect: Dialect, column: string): SqlFragment {
 }
 
 /**
- * Rows one statement writes on PostgreSQL when they go as one array per column (textRows): ten
- * bound values whatever the count, so the statement costs PostgreSQL about the same to parse and
- * plan for 5,000 rows as for one, and the rows cost it little more than `COPY` does
- * (bench/README.md, change 18). SQLite binds each value and keeps ROWS_PER_STATEMENT.
+ * Rows one statement writes on PostgreSQL when they go as one array per column (textRows): one
+ * bound value a column whatever the count, so the statement costs PostgreSQL about the same to
+ * parse and plan for 5,000 rows as for one, and the rows cost it little more than `COPY` does
+ * (bench/README.md, change 18). SQLite keeps ROWS_PER_STATEMENT a statement.
  */
 const ROWS_PER_LOAD_POSTGRES = 5_000;
 
