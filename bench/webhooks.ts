@@ -19,10 +19,12 @@
  * PostgreSQL needs the e2e harness's cluster: it is started here. Nothing here runs in `npm test`.
  */
 import { ChildProcess, fork } from 'node:child_process';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { Command, Option } from 'commander';
 import { startAnvil } from '../test/support/anvil';
 import { randomAddress } from '../test/support/follow-client';
+import { createPostgresTemplate, createSqliteTemplate, SQLITE_TEMPLATE_ENV } from '../test/support/database-templates';
 import { startCluster, stopCluster } from '../test/support/pg-cluster';
 import { freshDatabase, newKey, startTestApp, TestApp } from '../test/support/test-app';
 import { WebhookReceiver } from '../test/support/webhook-receiver';
@@ -245,12 +247,21 @@ async function throughput(options: Options): Promise<void> {
 async function main(): Promise<void> {
   const parsed = program.parse(process.argv).opts<Options>();
   const cluster = parsed.database === 'postgres' ? await startCluster() : undefined;
-  if (cluster !== undefined) process.env.CHAINTAGS_TEST_PG = JSON.stringify(cluster);
+  let sqliteTemplate: string | undefined;
   try {
+    // freshDatabase copies the migrated template the e2e global setup makes: made here the same way.
+    if (cluster !== undefined) {
+      process.env.CHAINTAGS_TEST_PG = JSON.stringify(cluster);
+      await createPostgresTemplate(cluster);
+    } else {
+      sqliteTemplate = await createSqliteTemplate();
+      process.env[SQLITE_TEMPLATE_ENV] = sqliteTemplate;
+    }
     if (parsed.samples > 0) await latency(parsed);
     await throughput(parsed);
   } finally {
     if (cluster !== undefined) stopCluster(cluster);
+    if (sqliteTemplate !== undefined) rmSync(dirname(sqliteTemplate), { recursive: true, force: true });
   }
 }
 
