@@ -8,7 +8,7 @@
  * through ExpressServerAdapter. The `nestjs+chaintags` line is the share of the service/floor gap
  * that the framework takes; the `nestjs` line what it took before that adapter.
  *
- *   node -r @swc-node/register bench/framework.ts [--seconds 8] [--warmup 2] [--connections 10]
+ *   npm run bench:framework -- [--seconds 8] [--warmup 2] [--connections 10]   (--help lists them)
  */
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
@@ -19,8 +19,10 @@ import { Controller, Get, Module, Param } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express';
 import express from 'express';
+import { Command, Option } from 'commander';
 import { ExpressServerAdapter } from '../src/http/express-server';
 import { drive, LoadResult } from './lib/load';
+import { parseCommandLine, wholeNumber } from './lib/options';
 import { freePort } from '../test/support/pg-cluster';
 import { cpuSecondsOf, ROOT, sleep } from './lib/processes';
 
@@ -105,22 +107,21 @@ interface Settings {
   connections: number;
 }
 
-function parseArguments(argv: string[]): Settings {
-  const settings: Settings = { seconds: 8, warmup: 2, connections: 10 };
-  for (let index = 0; index < argv.length; index += 2) {
-    const name = argv[index];
-    const value = Number(argv[index + 1]);
-    if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} needs a positive number`);
-    if (name === '--seconds') settings.seconds = value;
-    else if (name === '--warmup') settings.warmup = value;
-    else if (name === '--connections') settings.connections = value;
-    else throw new Error(`unknown option ${name}`);
-  }
-  return settings;
+/** The run's settings from its command line; undefined after `--help` or a refused option. */
+function readSettings(argv: readonly string[]): Settings | undefined {
+  const count = (flags: string, description: string, fallback: number) =>
+    new Option(flags, description).default(fallback).argParser(wholeNumber(1));
+  const command = new Command('npm run bench:framework')
+    .description('What node:http, Express and NestJS alone cost per request on this machine (bench/README.md).')
+    .addOption(count('--seconds <n>', 'length of each measured window', 8))
+    .addOption(count('--warmup <n>', 'warm-up before each measured window, in seconds', 2))
+    .addOption(count('--connections <n>', 'concurrent connections of the load', 10));
+  return parseCommandLine<Settings>(command, argv);
 }
 
 async function main(): Promise<void> {
-  const settings = parseArguments(process.argv.slice(2));
+  const settings = readSettings(process.argv.slice(2));
+  if (settings === undefined) return;
   const results: Figures[] = [];
   for (const kind of KINDS) results.push(await measure(kind, settings));
   const base = results[0]!.cpuMsPerRequest!;
