@@ -413,28 +413,60 @@ describe.each(DATABASES)('following the Bitcoin family from a node, on %s', (kin
   });
 });
 
+/** What the read-budget suites follow: a node, an RPC proxy in front of it and a fresh database. */
+interface BudgetSetup {
+  node: Litecoind;
+  proxy: RpcProxy;
+  db: { url: string; drop: () => Promise<void> };
+  a: WalletAddress;
+  w: WalletAddress;
+  /** Removes them and puts the read budget back. */
+  close(): Promise<void>;
+}
+
+/**
+ * litecoind with 115 blocks and two wallet addresses, a proxy, a fresh `kind` database, and the
+ * read budget at 3 transactions a range (and a backfill step), asked for two blocks at a time:
+ * blocks of four transactions are read one per range, the coinbases' three.
+ */
+async function budgetSetup(kind: DatabaseKind): Promise<BudgetSetup> {
+  const budget = UTXO_SOURCE_TUNING.read;
+  UTXO_SOURCE_TUNING.read = { perRequest: 2, limit: 3 };
+  const node = await startLitecoind();
+  await node.mine(115);
+  const [a, w] = await Promise.all([node.newAddress('bech32'), node.newAddress('bech32')]);
+  const proxy = await startRpcProxy(node.rpcUrl);
+  const db = await freshDatabase(kind);
+  return {
+    node,
+    proxy,
+    db,
+    a,
+    w,
+    close: async () => {
+      await proxy.close();
+      await db.drop();
+      await node.stop();
+      UTXO_SOURCE_TUNING.read = budget;
+    },
+  };
+}
+
 describe('a Bitcoin-family follower reading a few transactions at a time (its read budget), on sqlite', () => {
+  let setup: BudgetSetup | undefined;
   let node: Litecoind;
-  let db: { url: string; drop: () => Promise<void> };
   let t: TestApp;
   let api: UtxoClient;
   let proxy: RpcProxy;
   const keys = { alice: newKey(), bob: newKey() };
   const used = new Set<string>();
-  const budget = UTXO_SOURCE_TUNING.read;
   let a: WalletAddress;
   let w: WalletAddress;
 
   beforeAll(async () => {
-    // A range (and a backfill step) ends with the block that brings it to 3 transactions, asked for
-    // two at a time: blocks of four transactions are read one per range, the coinbases' three.
-    UTXO_SOURCE_TUNING.read = { perRequest: 2, limit: 3 };
-    node = await startLitecoind();
-    await node.mine(115);
-    [a, w] = await Promise.all([node.newAddress('bech32'), node.newAddress('bech32')]);
-    proxy = await startRpcProxy(node.rpcUrl);
-    db = await freshDatabase('sqlite');
-    t = await startTestApp({ databaseUrl: db.url, keys, env: followEnv(proxy.url) });
+    setup = await budgetSetup('sqlite');
+    ({ node, proxy, a, w } = setup);
+    t = await startTestApp({ databaseUrl: setup.db.url, keys, env: followEnv(proxy.url) });
     api = new UtxoClient(t);
     await api.tag('watched_wallets', [on('bitcoin', a)]);
     await api.atTip(node);
@@ -442,10 +474,7 @@ describe('a Bitcoin-family follower reading a few transactions at a time (its re
 
   afterAll(async () => {
     await t?.close();
-    await proxy?.close();
-    await db?.drop();
-    await node?.stop();
-    UTXO_SOURCE_TUNING.read = budget;
+    await setup?.close();
   });
 
   /** The most blocks the followers asked for in one request: two (the budget's) at most. */
@@ -500,13 +529,13 @@ describe('a Bitcoin-family follower reading a few transactions at a time (its re
 });
 
 describe('a Bitcoin-family follower reading the next blocks while a range commits, on postgres', () => {
+  let setup: BudgetSetup | undefined;
   let node: Litecoind;
-  let db: { url: string; drop: () => Promise<void> };
+  let db: { url: string };
   let t: TestApp;
   let api: UtxoClient;
   let proxy: RpcProxy;
   const keys = { alice: newKey(), bob: newKey() };
-  const budget = UTXO_SOURCE_TUNING.read;
   const logs: string[] = [];
   let a: WalletAddress;
   let w: WalletAddress;
@@ -524,12 +553,8 @@ describe('a Bitcoin-family follower reading the next blocks while a range commit
 
   beforeAll(async () => {
     // Coinbase-only blocks, three to a range: a catch-up's ranges end at the budget with blocks above.
-    UTXO_SOURCE_TUNING.read = { perRequest: 2, limit: 3 };
-    node = await startLitecoind();
-    await node.mine(110);
-    [a, w] = await Promise.all([node.newAddress('bech32'), node.newAddress('bech32')]);
-    proxy = await startRpcProxy(node.rpcUrl);
-    db = await freshDatabase('postgres');
+    setup = await budgetSetup('postgres');
+    ({ node, proxy, db, a, w } = setup);
     await start();
     await api.tag('miners', [on('bitcoin', a)]);
     await api.atTip(node);
@@ -537,10 +562,7 @@ describe('a Bitcoin-family follower reading the next blocks while a range commit
 
   afterAll(async () => {
     await t?.close();
-    await proxy?.close();
-    await db?.drop();
-    await node?.stop();
-    UTXO_SOURCE_TUNING.read = budget;
+    await setup?.close();
   });
 
   it('reads them while the commit waits, and drops them when the node reorganised them meanwhile', async () => {
