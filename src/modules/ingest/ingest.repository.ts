@@ -215,7 +215,7 @@ export class IngestRepository {
   async replaceHoldings(tx: Sql, holdings: readonly HoldingRecord[]): Promise<HoldingChange[]> {
     const ordered = inKeyOrder(holdings);
     const changes: HoldingChange[] = [];
-    for (const chunk of chunks(ordered)) {
+    for (const chunk of chunks(ordered, rowsPerLoad(tx.dialect))) {
       const stored = await lockHoldings(tx, chunk);
       const before = new Map(stored.map((row) => [holdingKey(row), String(row.balance)]));
       for (const h of chunk) changes.push({ ...keyOf(h), before: before.get(holdingKey(h)) ?? '0', after: h.balance });
