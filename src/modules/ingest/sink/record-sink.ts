@@ -8,6 +8,7 @@ import type { HoldingRecord } from '../../../core/records/records';
 import { rowsPerLoad } from '../../../database/dialect';
 import { IngestRepository } from '../ingest.repository';
 import type { RecordSource, SourceBatch, SourceItem } from '../sources/record-source';
+import { CheckedValues } from '../validation/checked-values';
 import { RecordValidator } from '../validation/record-validator';
 import type { RuleResult } from '../validation/record-rules';
 import { BatchWriter } from './batch-writer';
@@ -200,7 +201,8 @@ export class RecordSink {
   ): Promise<{ tally: BatchTally; written: boolean }> {
     await this.repository.lockDataWriters(tx, 'shared');
     // Read again in every transaction, so that the checks see what other writers committed since.
-    const validator = new RecordValidator(await this.repository.loadCatalog(tx), run.startedAt);
+    // A live source's batch names the same addresses and times again and again: checked once each.
+    const validator = new RecordValidator(await this.repository.loadCatalog(tx), run.startedAt, new CheckedValues());
     const tally = new BatchTally();
     const pending = new PendingWrites();
     for (const item of batch.items) {

@@ -2,7 +2,9 @@ import { hex } from '@scure/base';
 import { Address } from '@ton/core';
 import { getAddress } from 'viem';
 import type { Instant } from '../../../core/records/brands';
+import type { RecordInput } from '../../../core/records/record-input';
 import type { DataRecord } from '../../../core/records/records';
+import { CheckedValues } from './checked-values';
 import { checkRecord, normaliseDecimal, plainDecimal, RuleResult } from './record-rules';
 
 const STARTED = '2024-06-01T00:00:00.000Z' as Instant;
@@ -149,6 +151,25 @@ describe('checkRecord', () => {
     expect(reason('[1, 2]')).toBe('a line must be a JSON object');
     expect(reason({ chain: 'ethereum' })).toMatch(/^missing "type"/);
     expect(reason({ type: 'balance' })).toMatch(/^unknown type "balance"/);
+  });
+
+  it('gives a run of records checked with one memory of values what each gives alone', () => {
+    const lines = [
+      holding,
+      { ...holding, address: evmLower },
+      { ...holding, chain: 'bitcoin', token_address: '0' },
+      { ...holding, updated_at: '2024-02-30T10:00:00Z' },
+      holding,
+      transaction,
+      { ...transaction, chain: 'ethereum' },
+      { ...transaction, block_time: '2024-05-01 10:00:00Z' },
+      transaction,
+      { ...transaction, from_address: '0' },
+    ].map((line) => JSON.parse(JSON.stringify(line)) as object);
+    const checked = new CheckedValues();
+    const inRun = lines.map((line) => checkRecord(line as RecordInput, STARTED, checked));
+    expect(inRun).toEqual(lines.map((line) => check(line)));
+    expect(inRun.map((result) => result.ok)).toEqual([true, true, false, false, true, true, false, false, true, true]);
   });
 
   describe('price lines', () => {

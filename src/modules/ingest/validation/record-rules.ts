@@ -1,6 +1,5 @@
-import { canonicalAddressOnChain, parseTokenAddress } from '../../../core/addresses';
 import { CHAIN_IDS, ChainId, isChainId } from '../../../core/chains/chain-ids';
-import { INSTANT_RULE, parseInstant } from '../../../core/time/instant';
+import { INSTANT_RULE } from '../../../core/time/instant';
 import type { CanonicalAddress, CanonicalTokenAddress, Instant } from '../../../core/records/brands';
 import type { RecordInput } from '../../../core/records/record-input';
 import {
@@ -17,6 +16,7 @@ import {
   TransactionRecord,
 } from '../../../core/records/records';
 import { TRANSACTION_FIELDS } from '../../../core/records/transaction-fields';
+import { PARSE_EACH, ValueChecks } from './checked-values';
 
 /**
  * The field rules every record passes, whatever its source, as pure functions: a record as a source
@@ -64,17 +64,21 @@ function problem(message: string): never {
   throw new RecordProblem(message);
 }
 
-/** Checks and normalises one record. `pricedAt` is the time of a price that comes without `at`. */
-export function checkRecord(input: RecordInput, pricedAt: Instant): RuleResult {
+/**
+ * Checks and normalises one record. `pricedAt` is the time of a price that comes without `at`;
+ * `checked` how addresses and timestamps are checked: each parsed, or looked up when seen before
+ * (checked-values.ts).
+ */
+export function checkRecord(input: RecordInput, pricedAt: Instant, checked: ValueChecks = PARSE_EACH): RuleResult {
   try {
-    return { ok: true, record: toRecord(input, pricedAt) };
+    return { ok: true, record: toRecord(input, pricedAt, checked) };
   } catch (error) {
     if (error instanceof RecordProblem) return { ok: false, reason: error.message };
     throw error;
   }
 }
 
-function toRecord(value: unknown, pricedAt: Instant): DataRecord {
+function toRecord(value: unknown, pricedAt: Instant, checked: ValueChecks): DataRecord {
   const line = asObject(value, 'a line');
   const type = line.type;
   if (type === undefined) problem('missing "type" (one of chain, token, price, holding, transaction)');
@@ -86,25 +90,30 @@ function toRecord(value: unknown, pricedAt: Instant): DataRecord {
     checkFields(line, ['type', ...FIELDS[recordType]], undefined, (field) =>
       OPTIONAL_FIELDS.has(`${recordType}.${field}`),
     );
-    return toTypedRecord(recordType, line, pricedAt);
+    return toTypedRecord(recordType, line, pricedAt, checked);
   } catch (error) {
     if (error instanceof RecordProblem) problem(`${recordType}: ${error.message}`);
     throw error;
   }
 }
 
-function toTypedRecord(type: RecordType, line: Record<string, unknown>, pricedAt: Instant): DataRecord {
+function toTypedRecord(
+  type: RecordType,
+  line: Record<string, unknown>,
+  pricedAt: Instant,
+  checked: ValueChecks,
+): DataRecord {
   switch (type) {
     case 'chain':
       return toChain(line);
     case 'token':
-      return toToken(line);
+      return toToken(line, checked);
     case 'price':
-      return toPrice(line, pricedAt);
+      return toPrice(line, pricedAt, checked);
     case 'holding':
-      return toHolding(line);
+      return toHolding(line, checked);
     case 'transaction':
-      return toTransaction(line);
+      return toTransaction(line, checked);
   }
 }
 
@@ -143,13 +152,13 @@ function toExplorer(value: unknown, where: string): ExplorerRecord {
   };
 }
 
-function toToken(line: Record<string, unknown>): TokenRecord {
+function toToken(line: Record<string, unknown>, checked: ValueChecks): TokenRecord {
   const id = tokenIdField(line, 'id');
   const deployments = line.deployments;
   if (!Array.isArray(deployments) || deployments.length === 0 || deployments.length > MAX_DEPLOYMENTS) {
     problem(`deployments must be an array of 1 to ${MAX_DEPLOYMENTS} deployments`);
   }
-  const parsed = deployments.map((item, index) => toDeployment(item, `deployments[${index}]`));
+  const parsed = deployments.map((item, index) => toDeployment(item, `deployments[${index}]`, checked));
   const seen = new Set<string>();
   for (const deployment of parsed) {
     const key = `${deployment.chain}:${deployment.address}`;
@@ -166,7 +175,7 @@ function toToken(line: Record<string, unknown>): TokenRecord {
   };
 }
 
-function toDeployment(value: unknown, where: string): DeploymentRecord {
+function toDeployment(value: unknown, where: string, checked: ValueChecks): DeploymentRecord {
   const deployment = asObject(value, where);
   checkFields(deployment, DEPLOYMENT_FIELDS, where);
   const chain = chainField(deployment, 'chain', where);
@@ -174,44 +183,44 @@ function toDeployment(value: unknown, where: string): DeploymentRecord {
   if (typeof decimals !== 'number' || !Number.isInteger(decimals) || decimals < 0 || decimals > MAX_DECIMALS) {
     problem(`${where}.decimals must be a whole number from 0 to ${MAX_DECIMALS}, got ${show(decimals)}`);
   }
-  return { chain, address: tokenAddressField(deployment, 'address', chain, where), decimals };
+  return { chain, address: tokenAddressField(deployment, 'address', chain, checked, where), decimals };
 }
 
-function toPrice(line: Record<string, unknown>, pricedAt: Instant): PriceRecord {
+function toPrice(line: Record<string, unknown>, pricedAt: Instant, checked: ValueChecks): PriceRecord {
   return {
     type: 'price',
     token_id: tokenIdField(line, 'token_id'),
     usd: usdField(line.usd),
-    at: line.at === undefined ? pricedAt : instantField(line, 'at'),
+    at: line.at === undefined ? pricedAt : instantField(line, 'at', checked),
   };
 }
 
-function toHolding(line: Record<string, unknown>): HoldingRecord {
+function toHolding(line: Record<string, unknown>, checked: ValueChecks): HoldingRecord {
   const chain = chainField(line, 'chain');
   return {
     type: 'holding',
     chain,
-    address: addressField(line, 'address', chain),
-    token_address: tokenAddressField(line, 'token_address', chain),
+    address: addressField(line, 'address', chain, checked),
+    token_address: tokenAddressField(line, 'token_address', chain, checked),
     balance: digitsField(line, 'balance', MAX_DIGITS),
-    updated_at: instantField(line, 'updated_at'),
+    updated_at: instantField(line, 'updated_at', checked),
   };
 }
 
-function toTransaction(line: Record<string, unknown>): TransactionRecord {
+function toTransaction(line: Record<string, unknown>, checked: ValueChecks): TransactionRecord {
   const chain = chainField(line, 'chain');
   return {
     type: 'transaction',
     id: textField(line, 'id', MAX_ID_LENGTH),
     chain,
-    token_address: tokenAddressField(line, 'token_address', chain),
-    from_address: line.from_address === NO_SENDER ? NO_SENDER : addressField(line, 'from_address', chain),
-    to_address: addressField(line, 'to_address', chain),
+    token_address: tokenAddressField(line, 'token_address', chain, checked),
+    from_address: line.from_address === NO_SENDER ? NO_SENDER : addressField(line, 'from_address', chain, checked),
+    to_address: addressField(line, 'to_address', chain, checked),
     value: digitsField(line, 'value', MAX_DIGITS),
     tx_hash: textField(line, 'tx_hash', MAX_ID_LENGTH),
     block_number: blockNumberField(line.block_number),
     block_hash: textField(line, 'block_hash', MAX_ID_LENGTH),
-    block_time: instantField(line, 'block_time'),
+    block_time: instantField(line, 'block_time', checked),
   };
 }
 
@@ -274,10 +283,15 @@ function tokenIdField(object: Record<string, unknown>, field: string): string {
   return value;
 }
 
-function addressField(object: Record<string, unknown>, field: string, chain: ChainId): CanonicalAddress {
+function addressField(
+  object: Record<string, unknown>,
+  field: string,
+  chain: ChainId,
+  checked: ValueChecks,
+): CanonicalAddress {
   const value = object[field];
   if (typeof value !== 'string') problem(`${field} must be an address string, got ${show(value)}`);
-  const parsed = canonicalAddressOnChain(value, chain);
+  const parsed = checked.address(value, chain);
   if (!parsed.ok) problem(`${field} ${show(value)} is not a ${chain} address: ${parsed.reason}`);
   return parsed.address.canonical as CanonicalAddress;
 }
@@ -286,11 +300,12 @@ function tokenAddressField(
   object: Record<string, unknown>,
   field: string,
   chain: ChainId,
+  checked: ValueChecks,
   where?: string,
 ): CanonicalTokenAddress {
   const value = object[field];
   if (typeof value !== 'string') problem(`${label(field, where)} must be a string ("0" for the native coin)`);
-  const parsed = parseTokenAddress(chain, value);
+  const parsed = checked.tokenAddress(value, chain);
   if (!parsed.ok) problem(`${label(field, where)} ${show(value)} is not a token address on ${chain}: ${parsed.reason}`);
   return parsed.canonical as CanonicalTokenAddress;
 }
@@ -314,9 +329,9 @@ function blockNumberField(value: unknown): string {
   );
 }
 
-function instantField(object: Record<string, unknown>, field: string): Instant {
+function instantField(object: Record<string, unknown>, field: string, checked: ValueChecks): Instant {
   const value = object[field];
-  const instant = parseInstant(value);
+  const instant = checked.instant(value);
   if (instant === undefined) problem(`${field} must be ${INSTANT_RULE}, got ${show(value)}`);
   return instant as Instant;
 }
