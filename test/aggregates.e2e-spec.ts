@@ -9,6 +9,7 @@ import {
   findDrift,
   keptTables,
   pairedAddresses,
+  readMembersPart,
   shareAddresses,
 } from '../src/modules/aggregates/aggregates.service';
 import { binaryOrder } from '../src/core/text/binary-order';
@@ -614,6 +615,42 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
   }
 
   if (kind === 'postgres') {
+    it('share-lock the row of every address a change adds, with or without transactions, and read their counts', async () => {
+      await reset();
+      const [active, other, quiet, fresh] = ADDRESSES as [TestAddress, TestAddress, TestAddress, TestAddress];
+      const report = await sink.write(oneBatch([transfer('lock-1', active, other)]), { policy: 'per-batch' });
+      expect(report.invalid).toBe(0);
+      // `quiet` has a row with no transactions; `fresh` has none until the change creates it.
+      await db.execute(
+        sql`INSERT INTO address_stats (address, holding_count, txn_count) VALUES (${quiet.canonical}, 0, 0)`,
+      );
+      const addresses = [active, quiet, fresh].map((address) => address.canonical);
+      const refused: Record<string, string> = {};
+      const part = await db.transaction(async (tx) => {
+        const part = await readMembersPart(tx, 0, addresses, true);
+        // While the change holds them, a data write's upsert of any of the three rows waits: for the
+        // share lock, or for the change's own insert of the row to commit (here until lock_timeout).
+        for (const address of addresses) {
+          try {
+            await db.transaction(async (writer) => {
+              await writer.execute(sql`SET LOCAL lock_timeout = '100ms'`);
+              await writer.execute(
+                sql`INSERT INTO address_stats (address, holding_count, txn_count) VALUES (${address}, 0, 1)
+                    ON CONFLICT (address) DO UPDATE SET txn_count = address_stats.txn_count + 1`,
+              );
+            });
+            refused[address] = 'written';
+          } catch (error) {
+            refused[address] = (error as { code?: string }).code ?? String(error);
+          }
+        }
+        return part;
+      });
+      expect(refused).toEqual(Object.fromEntries(addresses.map((address) => [address, '55P03'])));
+      expect(addresses.map((address) => part.transactionCounts.get(address) ?? 0)).toEqual([1, 0, 0]);
+      expect(part.transactions).toBe(1);
+    });
+
     it('count a transaction once when two requests create the same tag at once', async () => {
       await reset();
       const [first, second, blocker] = ADDRESSES as [TestAddress, TestAddress, TestAddress];
