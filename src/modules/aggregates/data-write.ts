@@ -1,5 +1,6 @@
 import type { Sql } from '../../database/db.service';
-import { chunks, list, sql } from '../../database/sql';
+import { inTexts, rowsPerLoad } from '../../database/dialect';
+import { chunks, sql } from '../../database/sql';
 import { binaryOrder } from '../../core/text/binary-order';
 import { endsOf, sameEnds, signedEnds } from './changes';
 import type { DataDelta, HoldingChange, TransferChange, WriteRound } from './kept-aggregate';
@@ -52,12 +53,16 @@ function writeRound(tx: Sql, holdings: HoldingChange[], transfers: TransferChang
   };
 }
 
-/** Each address's tags, over every account. */
+/**
+ * Each address's tags, over every account. On PostgreSQL the addresses go as one array of up to
+ * 5,000 a statement (rowsPerLoad): a round names thousands, and bound one by one, 500 a statement,
+ * each statement was parsed and planned anew.
+ */
 async function tagsOf(tx: Sql, addresses: readonly string[]): Promise<Map<string, number[]>> {
   const result = new Map<string, number[]>();
-  for (const chunk of chunks(addresses)) {
+  for (const chunk of chunks(addresses, rowsPerLoad(tx.dialect))) {
     const found = await tx.query<{ address: string; tag_id: number | string }>(
-      sql`SELECT address, tag_id FROM address_tags WHERE address IN (${list(chunk)})`,
+      sql`SELECT address, tag_id FROM address_tags WHERE address ${inTexts(tx.dialect, chunk)}`,
     );
     for (const row of found) {
       const tags = result.get(row.address) ?? [];
