@@ -31,8 +31,9 @@ export const PARSE_EACH: ValueChecks = {
  * a record reads the same with or without the memory. Each chain keeps at most `MAX_REMEMBERED`
  * values and forgets them all when it reaches that (a backfill's batch can be large).
  *
- * An import does without: in the bench's dataset, 500,000 addresses of 400,000 records are
- * 232,544 distinct ones (a chain each), and remembering them cost more than it saved.
+ * An import does without: in the bench's dataset, the 500,000 addresses of 400,000 records are
+ * 232,544 distinct ones (counted per chain), and remembering them cost more than it saved
+ * (bench/README.md, change 67).
  */
 export class CheckedValues implements ValueChecks {
   private readonly addresses = new Map<ChainId, Map<string, AddressParseResult>>();

@@ -66,19 +66,19 @@ function problem(message: string): never {
 
 /**
  * Checks and normalises one record. `pricedAt` is the time of a price that comes without `at`;
- * `checked` how addresses and timestamps are checked: each parsed, or looked up when seen before
+ * `checks`: how addresses and timestamps are checked, each parsed or looked up when seen before
  * (checked-values.ts).
  */
-export function checkRecord(input: RecordInput, pricedAt: Instant, checked: ValueChecks = PARSE_EACH): RuleResult {
+export function checkRecord(input: RecordInput, pricedAt: Instant, checks: ValueChecks = PARSE_EACH): RuleResult {
   try {
-    return { ok: true, record: toRecord(input, pricedAt, checked) };
+    return { ok: true, record: toRecord(input, pricedAt, checks) };
   } catch (error) {
     if (error instanceof RecordProblem) return { ok: false, reason: error.message };
     throw error;
   }
 }
 
-function toRecord(value: unknown, pricedAt: Instant, checked: ValueChecks): DataRecord {
+function toRecord(value: unknown, pricedAt: Instant, checks: ValueChecks): DataRecord {
   const line = asObject(value, 'a line');
   const type = line.type;
   if (type === undefined) problem('missing "type" (one of chain, token, price, holding, transaction)');
@@ -90,7 +90,7 @@ function toRecord(value: unknown, pricedAt: Instant, checked: ValueChecks): Data
     checkFields(line, ['type', ...FIELDS[recordType]], undefined, (field) =>
       OPTIONAL_FIELDS.has(`${recordType}.${field}`),
     );
-    return toTypedRecord(recordType, line, pricedAt, checked);
+    return toTypedRecord(recordType, line, pricedAt, checks);
   } catch (error) {
     if (error instanceof RecordProblem) problem(`${recordType}: ${error.message}`);
     throw error;
@@ -101,19 +101,19 @@ function toTypedRecord(
   type: RecordType,
   line: Record<string, unknown>,
   pricedAt: Instant,
-  checked: ValueChecks,
+  checks: ValueChecks,
 ): DataRecord {
   switch (type) {
     case 'chain':
       return toChain(line);
     case 'token':
-      return toToken(line, checked);
+      return toToken(line, checks);
     case 'price':
-      return toPrice(line, pricedAt, checked);
+      return toPrice(line, pricedAt, checks);
     case 'holding':
-      return toHolding(line, checked);
+      return toHolding(line, checks);
     case 'transaction':
-      return toTransaction(line, checked);
+      return toTransaction(line, checks);
   }
 }
 
@@ -152,13 +152,13 @@ function toExplorer(value: unknown, where: string): ExplorerRecord {
   };
 }
 
-function toToken(line: Record<string, unknown>, checked: ValueChecks): TokenRecord {
+function toToken(line: Record<string, unknown>, checks: ValueChecks): TokenRecord {
   const id = tokenIdField(line, 'id');
   const deployments = line.deployments;
   if (!Array.isArray(deployments) || deployments.length === 0 || deployments.length > MAX_DEPLOYMENTS) {
     problem(`deployments must be an array of 1 to ${MAX_DEPLOYMENTS} deployments`);
   }
-  const parsed = deployments.map((item, index) => toDeployment(item, `deployments[${index}]`, checked));
+  const parsed = deployments.map((item, index) => toDeployment(item, `deployments[${index}]`, checks));
   const seen = new Set<string>();
   for (const deployment of parsed) {
     const key = `${deployment.chain}:${deployment.address}`;
@@ -175,7 +175,7 @@ function toToken(line: Record<string, unknown>, checked: ValueChecks): TokenReco
   };
 }
 
-function toDeployment(value: unknown, where: string, checked: ValueChecks): DeploymentRecord {
+function toDeployment(value: unknown, where: string, checks: ValueChecks): DeploymentRecord {
   const deployment = asObject(value, where);
   checkFields(deployment, DEPLOYMENT_FIELDS, where);
   const chain = chainField(deployment, 'chain', where);
@@ -183,44 +183,44 @@ function toDeployment(value: unknown, where: string, checked: ValueChecks): Depl
   if (typeof decimals !== 'number' || !Number.isInteger(decimals) || decimals < 0 || decimals > MAX_DECIMALS) {
     problem(`${where}.decimals must be a whole number from 0 to ${MAX_DECIMALS}, got ${show(decimals)}`);
   }
-  return { chain, address: tokenAddressField(deployment, 'address', chain, checked, where), decimals };
+  return { chain, address: tokenAddressField(deployment, 'address', chain, checks, where), decimals };
 }
 
-function toPrice(line: Record<string, unknown>, pricedAt: Instant, checked: ValueChecks): PriceRecord {
+function toPrice(line: Record<string, unknown>, pricedAt: Instant, checks: ValueChecks): PriceRecord {
   return {
     type: 'price',
     token_id: tokenIdField(line, 'token_id'),
     usd: usdField(line.usd),
-    at: line.at === undefined ? pricedAt : instantField(line, 'at', checked),
+    at: line.at === undefined ? pricedAt : instantField(line, 'at', checks),
   };
 }
 
-function toHolding(line: Record<string, unknown>, checked: ValueChecks): HoldingRecord {
+function toHolding(line: Record<string, unknown>, checks: ValueChecks): HoldingRecord {
   const chain = chainField(line, 'chain');
   return {
     type: 'holding',
     chain,
-    address: addressField(line, 'address', chain, checked),
-    token_address: tokenAddressField(line, 'token_address', chain, checked),
+    address: addressField(line, 'address', chain, checks),
+    token_address: tokenAddressField(line, 'token_address', chain, checks),
     balance: digitsField(line, 'balance', MAX_DIGITS),
-    updated_at: instantField(line, 'updated_at', checked),
+    updated_at: instantField(line, 'updated_at', checks),
   };
 }
 
-function toTransaction(line: Record<string, unknown>, checked: ValueChecks): TransactionRecord {
+function toTransaction(line: Record<string, unknown>, checks: ValueChecks): TransactionRecord {
   const chain = chainField(line, 'chain');
   return {
     type: 'transaction',
     id: textField(line, 'id', MAX_ID_LENGTH),
     chain,
-    token_address: tokenAddressField(line, 'token_address', chain, checked),
-    from_address: line.from_address === NO_SENDER ? NO_SENDER : addressField(line, 'from_address', chain, checked),
-    to_address: addressField(line, 'to_address', chain, checked),
+    token_address: tokenAddressField(line, 'token_address', chain, checks),
+    from_address: line.from_address === NO_SENDER ? NO_SENDER : addressField(line, 'from_address', chain, checks),
+    to_address: addressField(line, 'to_address', chain, checks),
     value: digitsField(line, 'value', MAX_DIGITS),
     tx_hash: textField(line, 'tx_hash', MAX_ID_LENGTH),
     block_number: blockNumberField(line.block_number),
     block_hash: textField(line, 'block_hash', MAX_ID_LENGTH),
-    block_time: instantField(line, 'block_time', checked),
+    block_time: instantField(line, 'block_time', checks),
   };
 }
 
@@ -287,11 +287,11 @@ function addressField(
   object: Record<string, unknown>,
   field: string,
   chain: ChainId,
-  checked: ValueChecks,
+  checks: ValueChecks,
 ): CanonicalAddress {
   const value = object[field];
   if (typeof value !== 'string') problem(`${field} must be an address string, got ${show(value)}`);
-  const parsed = checked.address(value, chain);
+  const parsed = checks.address(value, chain);
   if (!parsed.ok) problem(`${field} ${show(value)} is not a ${chain} address: ${parsed.reason}`);
   return parsed.address.canonical as CanonicalAddress;
 }
@@ -300,12 +300,12 @@ function tokenAddressField(
   object: Record<string, unknown>,
   field: string,
   chain: ChainId,
-  checked: ValueChecks,
+  checks: ValueChecks,
   where?: string,
 ): CanonicalTokenAddress {
   const value = object[field];
   if (typeof value !== 'string') problem(`${label(field, where)} must be a string ("0" for the native coin)`);
-  const parsed = checked.tokenAddress(value, chain);
+  const parsed = checks.tokenAddress(value, chain);
   if (!parsed.ok) problem(`${label(field, where)} ${show(value)} is not a token address on ${chain}: ${parsed.reason}`);
   return parsed.canonical as CanonicalTokenAddress;
 }
@@ -329,9 +329,9 @@ function blockNumberField(value: unknown): string {
   );
 }
 
-function instantField(object: Record<string, unknown>, field: string, checked: ValueChecks): Instant {
+function instantField(object: Record<string, unknown>, field: string, checks: ValueChecks): Instant {
   const value = object[field];
-  const instant = checked.instant(value);
+  const instant = checks.instant(value);
   if (instant === undefined) problem(`${field} must be ${INSTANT_RULE}, got ${show(value)}`);
   return instant as Instant;
 }
