@@ -9,6 +9,7 @@ import {
   findDrift,
   keptTables,
   pairedAddresses,
+  quietReads,
   readMembersPart,
   shareAddresses,
 } from '../src/modules/aggregates/aggregates.service';
@@ -47,15 +48,16 @@ const BIG = '9'.repeat(78);
  * them against the members under it, by reading the addresses' pair index entries (`busyRead`;
  * PostgreSQL only, SQLite looks them up) or by looking each member up; and between two paired
  * addresses (`pairedAbove`: paired by the data write that takes them over it), from their kept
- * counts.
+ * counts. Where addresses are read before the lock, a statement reads the other ends of at most
+ * `entries` transactions (by the addresses' kept counts), so that a change splits them.
  */
 const LOOKUPS = {
-  read: { perMember: Infinity, atLeast: Infinity, lookedUpPerMember: Infinity, pairedAbove: Infinity },
+  read: { perMember: Infinity, atLeast: Infinity, lookedUpPerMember: Infinity, pairedAbove: Infinity, entries: 3 },
   lookup: { perMember: 0, atLeast: 0, lookedUpPerMember: 0, pairedAbove: Infinity },
   busyRead: { perMember: 0, atLeast: 0, lookedUpPerMember: Infinity, pairedAbove: Infinity },
   // Addresses with two transactions or fewer read before the lock; of the others, those with more
   // transactions than the tag has members looked up, the rest read under the lock: all in one change.
-  mixed: { perMember: 0, atLeast: 2, lookedUpPerMember: 1, pairedAbove: Infinity },
+  mixed: { perMember: 0, atLeast: 2, lookedUpPerMember: 1, pairedAbove: Infinity, entries: 1 },
   // Every address paired by its first transaction, busy and looked up.
   pairedLookup: { perMember: 0, atLeast: 0, lookedUpPerMember: 0, pairedAbove: 0 },
   // Addresses paired once they have two transactions, while others are not: all kinds in one change.
@@ -64,11 +66,13 @@ const LOOKUPS = {
 type Lookup = keyof typeof LOOKUPS;
 const DEFAULT_LOOKUP = { ...busyAddresses };
 const DEFAULT_PAIRED = { ...pairedAddresses };
+const DEFAULT_QUIET_READS = { ...quietReads };
 
 function useLookup(lookup: Lookup): void {
-  const { pairedAbove, ...busy } = LOOKUPS[lookup];
+  const { pairedAbove, entries, ...busy } = { entries: DEFAULT_QUIET_READS.entriesPerStatement, ...LOOKUPS[lookup] };
   Object.assign(busyAddresses, busy);
   pairedAddresses.above = pairedAbove;
+  quietReads.entriesPerStatement = entries;
 }
 
 type Step =
@@ -283,6 +287,7 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
   afterEach(() => {
     Object.assign(busyAddresses, DEFAULT_LOOKUP);
     Object.assign(pairedAddresses, DEFAULT_PAIRED);
+    Object.assign(quietReads, DEFAULT_QUIET_READS);
   });
 
   it('stay equal to the reference after every step of random imports and tag changes', async () => {
@@ -689,6 +694,37 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
         sql`SELECT s.address_count, s.txn_count FROM tag_stats s JOIN tags t ON t.id = s.tag_id WHERE t.name = 'race_tag'`,
       );
       expect([Number(kept!.address_count), Number(kept!.txn_count)]).toEqual([3, 4]);
+    }, 60_000);
+
+    it("count a change's transactions with the members again when a member joined after it read them", async () => {
+      await reset();
+      const [joiner, counterparty, member] = ADDRESSES as [TestAddress, TestAddress, TestAddress];
+      const alice = accountIds.get('alice')!;
+      const report = await sink.write(
+        oneBatch([transfer('late-1', joiner, counterparty), transfer('late-2', counterparty, joiner)]),
+        { policy: 'per-batch' },
+      );
+      expect(report.invalid).toBe(0);
+      await tags.assign(alice, 'late_tag', parsed([member]), 'test_key');
+      await tags.assign(alice, '0', parsed([joiner]), 'test_key');
+      // The first request counts the joiner's transactions with the members (none: the counterparty
+      // is not one yet), then waits for the joiner's tracked row; the counterparty joins meanwhile.
+      const adding = await whileRowsLocked(
+        db,
+        sql`SELECT address FROM tracked_addresses WHERE address = ${joiner.canonical} FOR UPDATE`,
+        async () => {
+          const adding = tags.assign(alice, 'late_tag', parsed([joiner]), 'test_key');
+          await untilWaitingForLock(db);
+          await tags.assign(alice, 'late_tag', parsed([counterparty]), 'test_key');
+          return { done: adding };
+        },
+      );
+      await adding.done;
+      expect(await findDrift(db)).toEqual([]);
+      const [kept] = await db.query<{ address_count: number | string; txn_count: number | string }>(
+        sql`SELECT s.address_count, s.txn_count FROM tag_stats s JOIN tags t ON t.id = s.tag_id WHERE t.name = 'late_tag'`,
+      );
+      expect([Number(kept!.address_count), Number(kept!.txn_count)]).toEqual([3, 2]);
     }, 60_000);
 
     it('let a file import through when a tag change finds a member it left out gone from the tag', async () => {

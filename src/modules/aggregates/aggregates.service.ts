@@ -13,6 +13,7 @@ export {
   busyAddresses,
   deleteTagAggregates,
   lockForMembershipChange,
+  quietReads,
   readMembersPart,
   shareAddresses,
   type MembersPart,

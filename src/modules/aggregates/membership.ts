@@ -1,6 +1,15 @@
 import type { Sql } from '../../database/db.service';
-import { bigSum, type Dialect, forKeyShare, inTexts } from '../../database/dialect';
-import { addressChunks, chunks, list, prepared, raw, sql, type SqlFragment } from '../../database/sql';
+import { bigSum, type Dialect, forKeyShare, inTexts, joinedText } from '../../database/dialect';
+import {
+  ADDRESSES_PER_STATEMENT,
+  addressChunks,
+  chunks,
+  list,
+  prepared,
+  raw,
+  sql,
+  type SqlFragment,
+} from '../../database/sql';
 import { binaryOrder } from '../../core/text/binary-order';
 import type { TagPart } from './kept-aggregate';
 import { KEPT_AGGREGATES } from './registry';
@@ -236,7 +245,7 @@ async function memberCount(tx: Sql, tagId: number): Promise<number> {
 
 /**
  * Which addresses are busy. A quiet address's transactions are read before the tag's lock and sent
- * to the service, their other ends counted (about a row each); a busy one's are counted against the
+ * to the service, their other ends counted (otherEndsOf); a busy one's are counted against the
  * members under the lock, in the database (busyWithMembers: its transactions with members read
  * from its pair index entries on PostgreSQL, or looked up member by member above
  * `lookedUpPerMember` transactions per member, and always on SQLite). An address is busy when it
@@ -272,27 +281,75 @@ async function readOtherEnds(
   const counterparties = new Map<string, number>();
   let amongQuiet = 0;
   const count = (other: string, n: number) => counterparties.set(other, (counterparties.get(other) ?? 0) + n);
-  for (const chunk of addressChunks(quiet)) {
-    const sent = await tx.query<{ other: string; n: number | string }>(
-      sql`SELECT to_address AS other, COUNT(*) AS n FROM transactions WHERE from_address ${inTexts(tx.dialect, chunk)}
-          AND to_address <> from_address GROUP BY to_address`,
-    );
-    const received = await tx.query<{ other: string; n: number | string }>(
-      sql`SELECT from_address AS other, COUNT(*) AS n FROM transactions WHERE to_address ${inTexts(tx.dialect, chunk)}
-          AND to_address <> from_address GROUP BY from_address`,
-    );
-    for (const row of sent) {
-      if (inPart.has(row.other)) amongQuiet += Number(row.n);
-      else count(row.other, Number(row.n));
+  for (const chunk of entryChunks(quiet, transactionCounts)) {
+    for (const [other, n] of await otherEndsOf(tx, chunk, 'sent')) {
+      if (inPart.has(other)) amongQuiet += n;
+      else count(other, n);
     }
     // From another quiet address: counted with its sender above.
-    for (const row of received) {
-      if (isBusy.has(row.other)) amongQuiet += Number(row.n);
-      else if (!inPart.has(row.other)) count(row.other, Number(row.n));
+    for (const [other, n] of await otherEndsOf(tx, chunk, 'received')) {
+      if (isBusy.has(other)) amongQuiet += n;
+      else if (!inPart.has(other)) count(other, n);
     }
   }
   return { counterparties, busy, amongQuiet };
 }
+
+/**
+ * The other ends of the addresses' transactions, sent or received (not to themselves), with how
+ * many each: `address n` pairs joined by spaces into one text, which the service splits, rather
+ * than a row each. At 10M transactions the 1,000 quiet addresses of a request have some 24,000
+ * other ends each way, whose rows the database driver took apart one by one (bench/README.md,
+ * change 69). No address holds a space.
+ */
+async function otherEndsOf(
+  tx: Sql,
+  addresses: readonly string[],
+  direction: 'sent' | 'received',
+): Promise<[other: string, n: number][]> {
+  const [own, other] = direction === 'sent' ? ['from_address', 'to_address'] : ['to_address', 'from_address'];
+  const [row] = await tx.query<{ ends: string | null }>(
+    sql`SELECT ${joinedText(tx.dialect, sql`e.other || ' ' || e.n`, ' ')} AS ends
+        FROM (SELECT ${raw(other)} AS other, COUNT(*) AS n FROM transactions WHERE ${raw(own)} ${inTexts(tx.dialect, addresses)}
+          AND to_address <> from_address GROUP BY ${raw(other)}) AS e`,
+  );
+  const words = row?.ends?.split(' ') ?? [];
+  const ends: [string, number][] = [];
+  for (let index = 0; index < words.length; index += 2) ends.push([words[index]!, Number(words[index + 1])]);
+  return ends;
+}
+
+/**
+ * The addresses in chunks of at most ADDRESSES_PER_STATEMENT and, by their kept counts, at most
+ * `quietReads.entriesPerStatement` transactions (one address with more makes a chunk of its own):
+ * what one statement's text of other ends may hold.
+ */
+function entryChunks(addresses: readonly string[], transactionCounts: ReadonlyMap<string, number>): string[][] {
+  const result: string[][] = [];
+  let chunk: string[] = [];
+  let entries = 0;
+  for (const address of addresses) {
+    const count = transactionCounts.get(address) ?? 0;
+    if (
+      chunk.length > 0 &&
+      (chunk.length === ADDRESSES_PER_STATEMENT || entries + count > quietReads.entriesPerStatement)
+    ) {
+      result.push(chunk);
+      chunk = [];
+      entries = 0;
+    }
+    chunk.push(address);
+    entries += count;
+  }
+  if (chunk.length > 0) result.push(chunk);
+  return result;
+}
+
+/**
+ * How many transactions' other ends one statement of readOtherEnds reads back at most, by the
+ * addresses' kept counts (a text of some 50 bytes each); the property tests read a few at a time.
+ */
+export const quietReads = { entriesPerStatement: 1_000_000 };
 
 /**
  * The transactions between the busy addresses and the tag's members, in both directions, under the
