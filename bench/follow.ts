@@ -32,11 +32,11 @@
  * Nothing here runs in `npm test`.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, release, setPriority, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { Anvil, startAnvil } from '../test/support/anvil';
 import type { PgCluster } from '../test/support/pg-cluster';
 import { deployTestToken } from '../test/support/test-token';
@@ -103,6 +103,8 @@ interface Settings {
   serviceLog: boolean;
   /** PostgreSQL's costliest statements per phase (pg_stat_statements), into the results and the log. */
   pgStatements: boolean;
+  /** anvil's niceness (0 leaves it as started): the node's CPU below the service's on the same cores. */
+  nodeNice: number;
   seed: string;
 }
 
@@ -157,6 +159,7 @@ async function runOn(kind: DatabaseKind, settings: Settings, cluster: PgCluster 
   // memory, as a node serving that history at speed would (see bench/README.md).
   const anvil = await startAnvil({ chainId: 1, keepStates: settings.blocks + KEPT_STATES_MARGIN });
   cleanups.push(() => anvil.stop());
+  if (settings.nodeNice > 0) lowerPriority(anvil, settings.nodeNice);
   const tokens: string[] = [];
   for (const [index, symbol] of ['BUSD', 'BETH', 'BDAI'].entries()) {
     tokens.push(await deployTestToken(anvil, { name: `Bench ${symbol}`, symbol, decimals: [6, 18, 18][index]! }));
@@ -696,6 +699,11 @@ function readSettings(argv: readonly string[]): Settings | undefined {
     .addOption(count('--samples <n>', 'head-latency blocks', 50, 1));
   addLoadOptions(command)
     .addOption(count('--interval-ms <ms>', "the follower's interval (FOLLOW_INTERVAL_MS)", 200, 50))
+    .addOption(
+      new Option('--node-nice <n>', "anvil's niceness, 1-19: the node below the service on the shared cores")
+        .argParser(niceness)
+        .default(0),
+    )
     .option('--sqlite', 'SQLite too, after PostgreSQL')
     .option('--skip-postgres', 'leave out PostgreSQL (with --sqlite)')
     .addOption(cpuProfileOption())
@@ -742,6 +750,24 @@ function readSettings(argv: readonly string[]): Settings | undefined {
     serviceLog: serviceLog === true,
     pgStatements: pgStatements === true,
   };
+}
+
+/** `--node-nice`: a niceness a process may take without privileges, 1-19. */
+function niceness(text: string): number {
+  const value = wholeNumber(1)(text);
+  if (value > 19) throw new InvalidArgumentError('it must be at most 19.');
+  return value;
+}
+
+/**
+ * Gives every thread of anvil the niceness (Linux sets it per thread; the threads it starts later
+ * take their parent's).
+ */
+function lowerPriority(anvil: Anvil, nice: number): void {
+  if (anvil.pid === undefined) throw new Error('--node-nice: anvil has no process id');
+  const threads = readdirSync(`/proc/${anvil.pid}/task`);
+  for (const thread of threads) setPriority(Number(thread), nice);
+  log(`anvil: niceness ${nice} on its ${threads.length} threads`);
 }
 
 /**
