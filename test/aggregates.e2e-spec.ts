@@ -696,7 +696,7 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
       expect([Number(kept!.address_count), Number(kept!.txn_count)]).toEqual([3, 4]);
     }, 60_000);
 
-    it("count a change's transactions with the members again when a member joined after it read them", async () => {
+    it('count a transaction once when its other end joins the tag between a change reading it and locking the tag', async () => {
       await reset();
       const [joiner, counterparty, member] = ADDRESSES as [TestAddress, TestAddress, TestAddress];
       const alice = accountIds.get('alice')!;
@@ -707,8 +707,8 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
       expect(report.invalid).toBe(0);
       await tags.assign(alice, 'late_tag', parsed([member]), 'test_key');
       await tags.assign(alice, '0', parsed([joiner]), 'test_key');
-      // The first request counts the joiner's transactions with the members (none: the counterparty
-      // is not one yet), then waits for the joiner's tracked row; the counterparty joins meanwhile.
+      // The first request reads the joiner's transactions (their other end not a member yet), then
+      // waits for the joiner's tracked row; the counterparty joins the tag meanwhile.
       const adding = await whileRowsLocked(
         db,
         sql`SELECT address FROM tracked_addresses WHERE address = ${joiner.canonical} FOR UPDATE`,
