@@ -47,6 +47,37 @@ describe.each(DATABASES)('SQL fragments on %s', (kind) => {
     expect(found.map((row) => ({ chain: row.chain, same: Number(row.same) }))).toEqual([{ chain: 'eth', same: 1 }]);
   });
 
+  if (kind === 'postgres') {
+    it('binds an array as PostgreSQL reads it back, element for element, whatever its text holds', async () => {
+      const texts = [
+        '0xAbC',
+        'bitcoincash:qq9',
+        '0:ab12',
+        '',
+        ' padded ',
+        'a,b',
+        '{braced}',
+        'quote"d',
+        'back\\slash',
+        'NULL',
+        'null',
+        'Null ',
+        'ünïcode',
+        null,
+        '-1.5e10',
+      ];
+      const [found] = await db.query<{ texts: (string | null)[]; plain: string[]; amounts: string[] }>(
+        sql`SELECT CAST(${texts} AS text[]) AS texts, CAST(${['a', '2026-01-01T00:00:00.000Z', 'x_y']} AS text[]) AS plain,
+            CAST(CAST(${[1, 2n ** 70n, -3]} AS numeric[]) AS text[]) AS amounts`,
+      );
+      expect(found).toEqual({
+        texts,
+        plain: ['a', '2026-01-01T00:00:00.000Z', 'x_y'],
+        amounts: ['1', (2n ** 70n).toString(), '-3'],
+      });
+    });
+  }
+
   it('runs a prepared statement with new values every time, kept under one name per connection on PostgreSQL', async () => {
     const statement = (accountName: string) =>
       prepared(

@@ -33,7 +33,7 @@ describe('dialect fragments', () => {
     ];
     expect(render(textRows('postgres', columns), 'postgres')).toEqual({
       text: 'SELECT * FROM unnest(CAST($1 AS text[]), CAST($2 AS text[]))',
-      params: columns,
+      params: ['{a1,a2}', '{t1,t2}'],
     });
     expect(render(textRows('sqlite', columns), 'sqlite')).toEqual({
       text: 'SELECT value ->> 0, value ->> 1 FROM json_each(?) WHERE true',
@@ -62,7 +62,7 @@ describe('dialect fragments', () => {
     ];
     expect(render(textRows('postgres', columns, ['text', 'numeric', 'timestamptz']), 'postgres')).toEqual({
       text: 'SELECT * FROM unnest(CAST($1 AS text[]), CAST($2 AS numeric[]), CAST($3 AS timestamptz[]))',
-      params: columns,
+      params: ['{tx-1,tx-2}', '{10,20}', '{2024-07-01T00:00:00.000Z,2024-07-02T00:00:00.000Z}'],
     });
     expect(render(textRows('sqlite', columns, ['text', 'numeric', 'timestamptz']), 'sqlite')).toEqual({
       text: 'SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?) WHERE true',
@@ -75,7 +75,7 @@ describe('dialect fragments', () => {
       sql`SELECT n FROM t WHERE k = ${7} AND a ${inTexts(dialect, ['x', 'y', 'z'])}`;
     expect(render(statement('postgres'), 'postgres')).toEqual({
       text: 'SELECT n FROM t WHERE k = $1 AND a = ANY (CAST($2 AS text[]))',
-      params: [7, ['x', 'y', 'z']],
+      params: [7, '{x,y,z}'],
     });
     // Padded to the next power of two with the last value (sql.ts, `list`).
     expect(render(statement('sqlite'), 'sqlite')).toEqual({

@@ -1,3 +1,5 @@
+import { arrayLiteral } from './array-literal';
+
 /**
  * The two databases chaintags runs on. Defined here, below dialect.ts, because rendering a fragment
  * is where the dialects first part ways (`$n` or `?`); everything else that differs is in dialect.ts.
@@ -145,7 +147,7 @@ export interface RenderedSql {
   params: unknown[];
 }
 
-/** The text and parameters as the dialect's driver takes them. */
+/** The text and parameters as the dialect's driver takes them (an array as PostgreSQL's text for it: arrayLiteral). */
 export function render(fragment: SqlFragment, dialect: Dialect): RenderedSql {
   const params: unknown[] = [];
   const placeholder = dialect === 'postgres' ? () => `$${params.length}` : () => '?';
@@ -156,7 +158,7 @@ export function render(fragment: SqlFragment, dialect: Dialect): RenderedSql {
       if (value instanceof SqlFragment) {
         text += write(value);
       } else {
-        params.push(value);
+        params.push(dialect === 'postgres' && Array.isArray(value) ? (arrayLiteral(value) ?? value) : value);
         text += placeholder();
       }
       text += piece.parts[index + 1] ?? '';
