@@ -72,8 +72,7 @@ export interface PostgresFigures {
   copy?: Throughput;
   importToCopy?: number;
   tagLoad: TagLoad;
-  /** Of the service process, in MiB: the highest sample while it was under load, and at the end. */
-  serviceRss: { peakUnderLoadMb: number; afterRunMb: number; highWaterMb: number };
+  serviceRss: ServiceRss;
   verified: { compared: number; mismatches: string[] };
   bigTagAlone: BigTagAlone;
   /** Undefined with `--skip-writing`. */
@@ -102,6 +101,24 @@ export interface ReadsWhileWriting {
  * GET /v2/tags/:tag for the 10,000-address tag, one request at a time, right after the tags were
  * loaded: the first request for a tag's stats, then a second one.
  */
+/**
+ * Of the service process, in MiB: the highest sample while it was under load (each endpoint's
+ * measured load, sampled five times a second), that per endpoint, and at the end.
+ */
+export interface ServiceRss {
+  peakUnderLoadMb: number;
+  peakByEndpointMb: Partial<Record<EndpointId, number>>;
+  afterRunMb: number;
+  highWaterMb: number;
+}
+
+/** Each endpoint's RSS peak, in the run's order: `address 182, holdings 188, …`. */
+function peaksByEndpoint(rss: ServiceRss): string {
+  return Object.entries(rss.peakByEndpointMb)
+    .map(([id, mb]) => `${id} ${number(mb)}`)
+    .join(', ');
+}
+
 export interface BigTagAlone {
   firstMs: number;
   secondMs: number;
@@ -111,7 +128,7 @@ export interface SqliteFigures {
   endpoints: Partial<Record<EndpointId, LoadResult>>;
   import: Throughput;
   tagLoad: TagLoad;
-  serviceRss: { peakUnderLoadMb: number; afterRunMb: number; highWaterMb: number };
+  serviceRss: ServiceRss;
   bigTagAlone: BigTagAlone;
   readsWhileWriting?: ReadsWhileWriting;
 }
@@ -216,7 +233,7 @@ export function formatResults(results: Results): string {
       `requests, ${number(pg.tagLoad.seconds, 1)} s; of the ${pg.tagLoad.fullRequests} requests of 1,000 addresses ` +
       `p50 ${number(pg.tagLoad.fullRequestP50Ms, 1)} ms, p99 ${number(pg.tagLoad.fullRequestP99Ms, 1)} ms`,
     `service RSS: peak under load ${number(pg.serviceRss.peakUnderLoadMb)} MiB, after the run ${number(pg.serviceRss.afterRunMb)} MiB ` +
-      `(high-water mark ${number(pg.serviceRss.highWaterMb)} MiB)`,
+      `(high-water mark ${number(pg.serviceRss.highWaterMb)} MiB); each endpoint's peak: ${peaksByEndpoint(pg.serviceRss)}`,
     bigTagLine(pg.bigTagAlone),
     ...writingLines(pg.readsWhileWriting),
     `answers compared before measuring: ${pg.verified.compared}, mismatches: ${pg.verified.mismatches.length}`,
@@ -239,7 +256,7 @@ export function formatResults(results: Results): string {
       ),
       '',
       `import: ${number(sqlite.import.rowsPerSecond)} rows/s (${number(sqlite.import.seconds, 1)} s); service RSS peak under ` +
-        `load ${number(sqlite.serviceRss.peakUnderLoadMb)} MiB`,
+        `load ${number(sqlite.serviceRss.peakUnderLoadMb)} MiB (${peaksByEndpoint(sqlite.serviceRss)})`,
       bigTagLine(sqlite.bigTagAlone),
       ...writingLines(sqlite.readsWhileWriting),
     );

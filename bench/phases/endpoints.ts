@@ -7,7 +7,7 @@ import type { DatasetMeta } from '../dataset/meta';
 import { fetchAnswer } from '../lib/http';
 import { drive, LoadOptions, LoadResult } from '../lib/load';
 import type { Server } from '../lib/processes';
-import { ENDPOINT_LABELS, EndpointId, PostgresFigures, SqliteFigures } from '../lib/report';
+import { ENDPOINT_LABELS, EndpointId, PostgresFigures, ServiceRss, SqliteFigures } from '../lib/report';
 import type { Run, Settings } from './context';
 
 const VERIFY_PER_ENDPOINT = 10;
@@ -51,7 +51,7 @@ export function measureAgainstFloor(
   run: Run,
   service: Server,
   floor: Server,
-): Promise<{ endpoints: PostgresFigures['endpoints']; peakUnderLoadMb: number }> {
+): Promise<{ endpoints: PostgresFigures['endpoints'] } & PeaksUnderLoad> {
   const { settings, headers, log } = run;
   return eachEndpoint(run, async (id, paths) => {
     log(`${ENDPOINT_LABELS[id]}: half the paths once on each, warming up both, then ${settings.seconds} s each`);
@@ -87,7 +87,7 @@ export function measureAgainstFloor(
 export function measureAlone(
   run: Run,
   service: Server,
-): Promise<{ endpoints: SqliteFigures['endpoints']; peakUnderLoadMb: number }> {
+): Promise<{ endpoints: SqliteFigures['endpoints'] } & PeaksUnderLoad> {
   const { settings, headers, log } = run;
   return eachEndpoint(run, async (id, paths) => {
     log(`SQLite ${ENDPOINT_LABELS[id]}: warming up, then ${settings.seconds} s`);
@@ -131,20 +131,25 @@ export async function measureEndpoint(
   return { firstPass, load: (await measure(service, load)).result };
 }
 
-/** The run's endpoints in turn, each with its request paths: their figures, and the service's peak RSS under load. */
+/**
+ * The run's endpoints in turn, each with its request paths: their figures, and the service's peak
+ * RSS under each one's load and under all of them.
+ */
 async function eachEndpoint<F>(
   run: Run,
   measureOne: (id: EndpointId, paths: string[]) => Promise<{ figures: F; peakMb: number }>,
-): Promise<{ endpoints: Partial<Record<EndpointId, F>>; peakUnderLoadMb: number }> {
+): Promise<{ endpoints: Partial<Record<EndpointId, F>> } & PeaksUnderLoad> {
   const endpoints: Partial<Record<EndpointId, F>> = {};
-  let peakUnderLoadMb = 0;
+  const peakByEndpointMb: PeaksUnderLoad['peakByEndpointMb'] = {};
   for (const id of run.settings.endpoints) {
     const { figures, peakMb } = await measureOne(id, pathsFor(id, run.meta));
     endpoints[id] = figures;
-    peakUnderLoadMb = Math.max(peakUnderLoadMb, peakMb);
+    peakByEndpointMb[id] = peakMb;
   }
-  return { endpoints, peakUnderLoadMb };
+  return { endpoints, peakUnderLoadMb: Math.max(0, ...Object.values(peakByEndpointMb)), peakByEndpointMb };
 }
+
+type PeaksUnderLoad = Pick<ServiceRss, 'peakUnderLoadMb' | 'peakByEndpointMb'>;
 
 /**
  * The floor must answer what the service answers: the first requests of every endpoint are sent

@@ -64,7 +64,7 @@ export async function postgresPhase(run: Run, cluster: PgCluster): Promise<Postg
   if (verified.mismatches.length > 0) {
     for (const mismatch of verified.mismatches.slice(0, 5)) log(`MISMATCH ${mismatch}`);
   }
-  const { endpoints, peakUnderLoadMb } = await measureAgainstFloor(run, service, floor);
+  const { endpoints, peakUnderLoadMb, peakByEndpointMb } = await measureAgainstFloor(run, service, floor);
   const readsWhileWriting = settings.writing ? await measureReadsWhileWriting(run, service, url) : undefined;
   const memory = service.memory();
   await floor.stop();
@@ -77,7 +77,7 @@ export async function postgresPhase(run: Run, cluster: PgCluster): Promise<Postg
     copy,
     importToCopy: copy === undefined ? undefined : imported.rowsPerSecond / copy.rowsPerSecond,
     tagLoad,
-    serviceRss: { peakUnderLoadMb, afterRunMb: memory.rssMb, highWaterMb: memory.peakMb },
+    serviceRss: { peakUnderLoadMb, peakByEndpointMb, afterRunMb: memory.rssMb, highWaterMb: memory.peakMb },
     verified,
     bigTagAlone,
     readsWhileWriting,

@@ -18,7 +18,7 @@ export async function sqlitePhase(run: Run): Promise<SqliteFigures> {
   const service = await startServiceOn(run, url, 'sqlite');
   const tagLoad = await loadTags(run, service.port);
   const bigTagAlone = await timeBigTagAlone(run, service.port);
-  const { endpoints, peakUnderLoadMb } = await measureAlone(run, service);
+  const { endpoints, peakUnderLoadMb, peakByEndpointMb } = await measureAlone(run, service);
   const readsWhileWriting = run.settings.writing ? await measureReadsWhileWriting(run, service, url) : undefined;
   const memory = service.memory();
   await service.stop();
@@ -26,7 +26,7 @@ export async function sqlitePhase(run: Run): Promise<SqliteFigures> {
     endpoints,
     import: imported,
     tagLoad,
-    serviceRss: { peakUnderLoadMb, afterRunMb: memory.rssMb, highWaterMb: memory.peakMb },
+    serviceRss: { peakUnderLoadMb, peakByEndpointMb, afterRunMb: memory.rssMb, highWaterMb: memory.peakMb },
     bigTagAlone,
     readsWhileWriting,
   };
