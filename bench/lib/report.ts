@@ -98,10 +98,6 @@ export interface ReadsWhileWriting {
 }
 
 /**
- * GET /v2/tags/:tag for the 10,000-address tag, one request at a time, right after the tags were
- * loaded: the first request for a tag's stats, then a second one.
- */
-/**
  * Of the service process, in MiB: the highest sample while it was under load (each endpoint's
  * measured load, sampled five times a second), that per endpoint, and at the end.
  */
@@ -112,13 +108,10 @@ export interface ServiceRss {
   highWaterMb: number;
 }
 
-/** Each endpoint's RSS peak, in the run's order: `address 182, holdings 188, …`. */
-function peaksByEndpoint(rss: ServiceRss): string {
-  return Object.entries(rss.peakByEndpointMb)
-    .map(([id, mb]) => `${id} ${number(mb)}`)
-    .join(', ');
-}
-
+/**
+ * GET /v2/tags/:tag for the 10,000-address tag, one request at a time, right after the tags were
+ * loaded: the first request for a tag's stats, then a second one.
+ */
 export interface BigTagAlone {
   firstMs: number;
   secondMs: number;
@@ -416,6 +409,13 @@ function writingTargets(database: string, figures: ReadsWhileWriting | undefined
       met: share === undefined ? undefined : share.p99Ratio <= 2,
     };
   });
+}
+
+/** Each endpoint's RSS peak, in the run's order: `address 182, holdings 188, …`. */
+function peaksByEndpoint(rss: ServiceRss): string {
+  return Object.entries(rss.peakByEndpointMb)
+    .map(([id, mb]) => `${id} ${number(mb)}`)
+    .join(', ');
 }
 
 function bigTagLine(alone: BigTagAlone): string {
