@@ -8,8 +8,17 @@ const IDLE_GRACE_MS = 500;
 const ACCEPT_WINDOW_MS = 1000;
 
 interface ConnectionState {
-  /** Requests read from this connection and not yet answered. */
-  active: number;
+  /**
+   * The responses of requests read from this connection and not yet answered, oldest first (more
+   * than one only for pipelined requests). An array of the connection's own rather than one `Set`
+   * of every response: once a long-lived `Set` or `Map` has been moved to V8's old generation, each
+   * time it reorganises its table after deletions it leaves the old table behind, still holding
+   * the entries it had, and a young-generation collection keeps whatever such a dead table holds
+   * until the next full collection. With a response added and deleted per request, that kept
+   * every request's objects (the response, its request, their buffers and rows) to be copied into
+   * the old generation: bench/README.md, "What remains", RSS.
+   */
+  responses: ServerResponse[];
   idleTimer: NodeJS.Timeout | undefined;
 }
 
@@ -33,7 +42,6 @@ export interface DrainResult {
  */
 export class HttpDrain {
   private readonly connections = new Map<Socket, ConnectionState>();
-  private readonly pending = new Set<ServerResponse>();
   private accepted = 0;
   private draining: Promise<DrainResult> | undefined;
   /** Set once the listening socket is closed: from then on connections are sent away. */
@@ -57,8 +65,10 @@ export class HttpDrain {
   private async run(deadline: number): Promise<DrainResult> {
     await this.stopAccepting(Math.min(deadline, performance.now() + ACCEPT_WINDOW_MS));
     this.closing = true;
-    for (const response of this.pending) if (!response.headersSent) response.setHeader('Connection', 'close');
-    for (const [socket, state] of this.connections) if (state.active === 0) this.closeWhenIdle(socket, state);
+    for (const [socket, state] of this.connections) {
+      for (const response of state.responses) if (!response.headersSent) response.setHeader('Connection', 'close');
+      if (state.responses.length === 0) this.closeWhenIdle(socket, state);
+    }
     if (this.connections.size > 0) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
@@ -91,7 +101,7 @@ export class HttpDrain {
 
   private track(socket: Socket): void {
     this.accepted += 1;
-    const state: ConnectionState = { active: 0, idleTimer: undefined };
+    const state: ConnectionState = { responses: [], idleTimer: undefined };
     this.connections.set(socket, state);
     socket.once('close', () => {
       clearTimeout(state.idleTimer);
@@ -104,21 +114,20 @@ export class HttpDrain {
     const socket = request.socket;
     const state = this.connections.get(socket);
     if (state === undefined) return;
-    state.active += 1;
     clearTimeout(state.idleTimer);
-    this.pending.add(response);
+    state.responses.push(response);
     if (this.closing) response.setHeader('Connection', 'close');
     response.once('close', () => {
-      state.active -= 1;
-      this.pending.delete(response);
-      if (this.closing && state.active === 0) this.closeWhenIdle(socket, state);
+      const index = state.responses.indexOf(response);
+      if (index >= 0) state.responses.splice(index, 1);
+      if (this.closing && state.responses.length === 0) this.closeWhenIdle(socket, state);
     });
   }
 
   private closeWhenIdle(socket: Socket, state: ConnectionState): void {
     clearTimeout(state.idleTimer);
     state.idleTimer = setTimeout(() => {
-      if (state.active === 0) socket.destroy();
+      if (state.responses.length === 0) socket.destroy();
     }, IDLE_GRACE_MS);
   }
 }
