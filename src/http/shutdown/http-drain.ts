@@ -14,9 +14,9 @@ interface ConnectionState {
    * of every response: once a long-lived `Set` or `Map` has been moved to V8's old generation, each
    * time it reorganises its table after deletions it leaves the old table behind, still holding
    * the entries it had, and a young-generation collection keeps whatever such a dead table holds
-   * until the next full collection. With a response added and deleted per request, that kept
-   * every request's objects (the response, its request, their buffers and rows) to be copied into
-   * the old generation: bench/README.md, "What remains", RSS.
+   * until the next full collection. With a response added and deleted per request, that had
+   * every request's objects (the response, its request, their buffers and rows) copied into
+   * the old generation (bench/README.md, change 72).
    */
   responses: ServerResponse[];
   idleTimer: NodeJS.Timeout | undefined;
