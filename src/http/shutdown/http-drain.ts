@@ -8,19 +8,20 @@ const IDLE_GRACE_MS = 500;
 const ACCEPT_WINDOW_MS = 1000;
 
 interface ConnectionState {
+  socket: Socket;
+  /** Its place in `HttpDrain.open`. */
+  index: number;
   /**
    * The responses of requests read from this connection and not yet answered, oldest first (more
-   * than one only for pipelined requests). An array of the connection's own rather than one `Set`
-   * of every response: once a long-lived `Set` or `Map` has been moved to V8's old generation, each
-   * time it reorganises its table after deletions it leaves the old table behind, still holding
-   * the entries it had, and a young-generation collection keeps whatever such a dead table holds
-   * until the next full collection. With a response added and deleted per request, that had
-   * every request's objects (the response, its request, their buffers and rows) copied into
-   * the old generation (bench/README.md, change 72).
+   * than one only for pipelined requests).
    */
   responses: ServerResponse[];
   idleTimer: NodeJS.Timeout | undefined;
 }
+
+/** Each open connection's state, kept on its socket: no table to find it in (see HttpDrain). */
+const STATE = Symbol('HttpDrain connection');
+type TrackedSocket = Socket & { [STATE]?: ConnectionState };
 
 export interface DrainResult {
   /** Connections still open when the time ran out, closed with whatever they were doing. */
@@ -39,9 +40,18 @@ export interface DrainResult {
  *    once, and among them are connections accepted a moment ago whose request is not read yet.
  *
  * Connections still open when the time is up are closed as they are.
+ *
+ * What it keeps per request and per connection lives in arrays and on the sockets, not in a
+ * `Set`, `Map` or `WeakMap` that gains and loses an entry each time: once such a long-lived table
+ * has been moved to V8's old generation, each table it rebuilds goes there too, and the one it
+ * leaves behind still points to the entries it had, which young-generation collections then keep
+ * until the next full collection. A `Set` of the responses under way had every request's objects
+ * (the response, its request, their buffers and rows) copied into the old generation that way
+ * (bench/README.md, change 72).
  */
 export class HttpDrain {
-  private readonly connections = new Map<Socket, ConnectionState>();
+  /** The open connections, in no order: when one closes, the last takes its place. */
+  private readonly open: ConnectionState[] = [];
   private accepted = 0;
   private draining: Promise<DrainResult> | undefined;
   /** Set once the listening socket is closed: from then on connections are sent away. */
@@ -65,11 +75,11 @@ export class HttpDrain {
   private async run(deadline: number): Promise<DrainResult> {
     await this.stopAccepting(Math.min(deadline, performance.now() + ACCEPT_WINDOW_MS));
     this.closing = true;
-    for (const [socket, state] of this.connections) {
+    for (const state of this.open) {
       for (const response of state.responses) if (!response.headersSent) response.setHeader('Connection', 'close');
-      if (state.responses.length === 0) this.closeWhenIdle(socket, state);
+      if (state.responses.length === 0) this.closeWhenIdle(state);
     }
-    if (this.connections.size > 0) {
+    if (this.open.length > 0) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
         new Promise<void>((resolve) => (this.allClosed = resolve)),
@@ -77,8 +87,8 @@ export class HttpDrain {
       ]);
       clearTimeout(timer);
     }
-    const cut = this.connections.size;
-    for (const socket of this.connections.keys()) socket.destroy();
+    const cut = this.open.length;
+    for (const state of [...this.open]) state.socket.destroy();
     return { cut };
   }
 
@@ -101,18 +111,22 @@ export class HttpDrain {
 
   private track(socket: Socket): void {
     this.accepted += 1;
-    const state: ConnectionState = { responses: [], idleTimer: undefined };
-    this.connections.set(socket, state);
+    const state: ConnectionState = { socket, index: this.open.length, responses: [], idleTimer: undefined };
+    this.open.push(state);
+    (socket as TrackedSocket)[STATE] = state;
     socket.once('close', () => {
       clearTimeout(state.idleTimer);
-      this.connections.delete(socket);
-      if (this.connections.size === 0) this.allClosed?.();
+      const last = this.open.pop()!;
+      if (last !== state) {
+        this.open[state.index] = last;
+        last.index = state.index;
+      }
+      if (this.open.length === 0) this.allClosed?.();
     });
   }
 
   private onRequest(request: IncomingMessage, response: ServerResponse): void {
-    const socket = request.socket;
-    const state = this.connections.get(socket);
+    const state = (request.socket as TrackedSocket)[STATE];
     if (state === undefined) return;
     clearTimeout(state.idleTimer);
     state.responses.push(response);
@@ -120,14 +134,14 @@ export class HttpDrain {
     response.once('close', () => {
       const index = state.responses.indexOf(response);
       if (index >= 0) state.responses.splice(index, 1);
-      if (this.closing && state.responses.length === 0) this.closeWhenIdle(socket, state);
+      if (this.closing && state.responses.length === 0) this.closeWhenIdle(state);
     });
   }
 
-  private closeWhenIdle(socket: Socket, state: ConnectionState): void {
+  private closeWhenIdle(state: ConnectionState): void {
     clearTimeout(state.idleTimer);
     state.idleTimer = setTimeout(() => {
-      if (state.responses.length === 0) socket.destroy();
+      if (state.responses.length === 0) state.socket.destroy();
     }, IDLE_GRACE_MS);
   }
 }
