@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { HttpDrain } from './http-drain';
 
-/** A raw HTTP/1.1 client connection, so that keep-alive is exactly what it writes. */
+/** A raw HTTP/1.1 client connection, so that keep-alive and pipelining are exactly what it writes. */
 class RawConnection {
   private received = '';
   readonly closed: Promise<void>;
@@ -20,20 +20,24 @@ class RawConnection {
     return new RawConnection(socket);
   }
 
-  send(path: string): void {
-    this.socket.write(`GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+  /** The requests at once, pipelined when more than one. */
+  send(...paths: string[]): void {
+    this.socket.write(paths.map((path) => `GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`).join(''));
   }
 
-  /** The answers' status lines and `Connection` headers, in order, once `count` have arrived. */
+  /**
+   * The answers' status lines and `Connection` headers, in order, once `count` have arrived or the
+   * connection has closed. (A body without a line end runs into the next answer's status line.)
+   */
   async answers(count: number): Promise<{ status: string; connection: string | undefined }[]> {
-    while ((this.received.match(/^HTTP\/1\.1 /gm) ?? []).length < count) await once(this.socket, 'data');
-    return this.received
-      .split(/(?=^HTTP\/1\.1 )/m)
-      .filter((part) => part.startsWith('HTTP/1.1 '))
-      .map((part) => ({
-        status: part.slice(0, part.indexOf('\r\n')),
-        connection: /^connection: (.*)\r$/im.exec(part)?.[1],
-      }));
+    let closed = false;
+    void this.closed.then(() => (closed = true));
+    const parts = () => this.received.split('HTTP/1.1 ').slice(1);
+    while (!closed && parts().length < count) await Promise.race([once(this.socket, 'data'), this.closed]);
+    return parts().map((part) => ({
+      status: `HTTP/1.1 ${part.slice(0, part.indexOf('\r\n'))}`,
+      connection: /^connection: (.*)\r$/im.exec(part)?.[1],
+    }));
   }
 
   destroy(): void {
@@ -82,6 +86,36 @@ describe('HttpDrain', () => {
     for (const connection of idle)
       expect(await connection.answers(1)).toEqual([{ status: 'HTTP/1.1 200 OK', connection: 'keep-alive' }]);
     expect(server.listening).toBe(false);
+  });
+
+  it('answers requests pipelined on one connection, the last with Connection: close', async () => {
+    const connection = await RawConnection.open(port);
+    // Both answered after the drain begins: only the second may close the connection.
+    connection.send('/slow', '/slow');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+
+    expect(await drain.drain(5_000)).toEqual({ cut: 0 });
+    await connection.closed;
+    expect(await connection.answers(2)).toEqual([
+      { status: 'HTTP/1.1 200 OK', connection: 'keep-alive' },
+      { status: 'HTTP/1.1 200 OK', connection: 'close' },
+    ]);
+  });
+
+  it('answers a request pipelined after the drain began, and closes the connection after it instead', async () => {
+    const connection = await RawConnection.open(port);
+    connection.send('/slow');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const drained = drain.drain(5_000);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    connection.send('/slow');
+
+    expect(await drained).toEqual({ cut: 0 });
+    // The first answer's `Connection: close` is taken back: HTTP/1.1 keeps the connection without it.
+    expect(await connection.answers(2)).toEqual([
+      { status: 'HTTP/1.1 200 OK', connection: undefined },
+      { status: 'HTTP/1.1 200 OK', connection: 'close' },
+    ]);
   });
 
   it('keeps track of connections that close before the drain', async () => {

@@ -33,8 +33,9 @@ export interface DrainResult {
  *
  * 1. It accepts the connections the kernel has already completed, then closes the listening
  *    socket. Closing it at once would reset those connections, with their requests.
- * 2. It answers every request received, with `Connection: close` from then on so that keep-alive
- *    clients go (their next request is refused, which a client can safely retry elsewhere).
+ * 2. It answers every request received. The last answer of each connection carries `Connection:
+ *    close` from then on, so that keep-alive clients go (their next request is refused, which a
+ *    client can safely retry elsewhere); requests pipelined before it are answered first.
  * 3. It closes each connection once it has nothing left to answer. A connection without a request
  *    gets IDLE_GRACE_MS for one to arrive: Node's own `server.close()` closes such connections at
  *    once, and among them are connections accepted a moment ago whose request is not read yet.
@@ -76,8 +77,9 @@ export class HttpDrain {
     await this.stopAccepting(Math.min(deadline, performance.now() + ACCEPT_WINDOW_MS));
     this.closing = true;
     for (const state of this.open) {
-      for (const response of state.responses) if (!response.headersSent) response.setHeader('Connection', 'close');
-      if (state.responses.length === 0) this.closeWhenIdle(state);
+      const last = state.responses[state.responses.length - 1];
+      if (last === undefined) this.closeWhenIdle(state);
+      else if (!last.headersSent) last.setHeader('Connection', 'close');
     }
     if (this.open.length > 0) {
       let timer: NodeJS.Timeout | undefined;
@@ -129,8 +131,13 @@ export class HttpDrain {
     const state = (request.socket as TrackedSocket)[STATE];
     if (state === undefined) return;
     clearTimeout(state.idleTimer);
+    if (this.closing) {
+      // Only the connection's last answer closes it: one pipelined before it is answered first.
+      const before = state.responses[state.responses.length - 1];
+      if (before !== undefined && !before.headersSent) before.removeHeader('Connection');
+      response.setHeader('Connection', 'close');
+    }
     state.responses.push(response);
-    if (this.closing) response.setHeader('Connection', 'close');
     response.once('close', () => {
       const index = state.responses.indexOf(response);
       if (index >= 0) state.responses.splice(index, 1);
