@@ -376,6 +376,44 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
     },
   );
 
+  it("count the reserved tag's transactions between two of its addresses once, from their kept rows", async () => {
+    await reset();
+    const [a, b, c, d, e] = ['a', 'b', 'c', 'd', 'e'].map((name) => evmAddress(`aggregates-untagged-${name}`)) as [
+      TestAddress,
+      TestAddress,
+      TestAddress,
+      TestAddress,
+      TestAddress,
+    ];
+    await apply({
+      kind: 'import',
+      records: [
+        // Between members both ways, to itself, and with an address that is not a member.
+        transfer('untagged-ab', a, b),
+        transfer('untagged-ba', b, a),
+        transfer('untagged-bc', b, c),
+        transfer('untagged-cc', c, c),
+        transfer('untagged-ae', a, e),
+        transfer('untagged-ea', e, a),
+        holding(c, TOKENS[1]!, '5'),
+        holding(d, TOKENS[1]!, '0'),
+      ],
+    });
+    const alice = accountIds.get('alice')!;
+    await tags.assign(alice, '0', parsed([a, b, c, d]), 'test_key');
+    await expectExact();
+    const untagged = { kind: 'untagged' as const, accountId: alice };
+    // Each of the six once; d's zero balance is not a holding.
+    expect(await stats.forScope(untagged)).toMatchObject({ address_count: 4, token_holding_count: 1, txn_count: 6 });
+    // Tagged, b leaves the set: its transactions with a and c now count for them alone.
+    await tags.assign(alice, 'alpha_tag', parsed([b]), 'test_key');
+    await expectExact();
+    expect(await stats.forScope(untagged)).toMatchObject({ address_count: 3, txn_count: 6 });
+    await tags.assign(alice, 'alpha_tag', parsed([a]), 'test_key');
+    await expectExact();
+    expect(await stats.forScope(untagged)).toMatchObject({ address_count: 2, txn_count: 2 });
+  });
+
   it('count a busy address against the members by lookups with the default costs, exactly', async () => {
     await reset();
     const exchange = evmAddress('aggregates-busy');

@@ -24,7 +24,7 @@ export interface VerifyReport {
 /**
  * Contract §5: counts of non-zero holdings and of transactions, and the USD value of the holdings.
  * Addresses and real tags are read from the kept aggregates, exact in every committed state, so
- * nothing is cached; the reserved tag's set is computed from the data on every request.
+ * nothing is cached; the reserved tag's set is summed from its members' kept rows on every request.
  */
 @Injectable()
 export class StatsService {
@@ -69,9 +69,9 @@ export class StatsService {
     };
   }
 
-  /** The reserved tag's set has no kept aggregates: its counts and totals from the data, side by side. */
+  /** The reserved tag's set has no kept aggregates of its own: its members' counts and holdings, side by side. */
   private async computedFor(scope: TagScope) {
-    const [counts, totals] = await Promise.all([this.stats.countsForScope(scope), this.stats.totalsForScope(scope)]);
+    const [counts, totals] = await Promise.all([this.stats.countsForSet(scope), this.stats.totalsForScope(scope)]);
     return { ...counts, totals };
   }
 }
