@@ -1,15 +1,6 @@
 import type { Sql } from '../../database/db.service';
-import { bigSum, type Dialect, forKeyShare, inTexts, joinedText } from '../../database/dialect';
-import {
-  ADDRESSES_PER_STATEMENT,
-  addressChunks,
-  chunks,
-  list,
-  prepared,
-  raw,
-  sql,
-  type SqlFragment,
-} from '../../database/sql';
+import { bigSum, filterOnly, forKeyShare, inTexts, joinedText } from '../../database/dialect';
+import { ADDRESSES_PER_STATEMENT, addressChunks, chunks, list, prepared, raw, sql } from '../../database/sql';
 import { binaryOrder } from '../../core/text/binary-order';
 import type { TagPart } from './kept-aggregate';
 import { KEPT_AGGREGATES } from './registry';
@@ -463,16 +454,6 @@ const BUSY_PER_STATEMENT = 16;
 const SENDERS_PER_STATEMENT = 10_000;
 
 /**
- * The sender as a condition on the recipients' entries only. SQLite, given both lists against
- * transactions_by_pair, looks every recipient and sender pair up (1,000² for a full request: 216 ms
- * where reading the recipients' entries takes 6-9 ms); its unary `+` keeps the sender out of the
- * lookup. PostgreSQL's planner weighs the two by its statistics.
- */
-function senderOnly(dialect: Dialect): SqlFragment {
-  return dialect === 'sqlite' ? raw('+from_address') : raw('from_address');
-}
-
-/**
  * Transactions from one of the addresses to another one of them (not to itself), in three parts:
  * between two paired ones, their kept counts; to an unpaired one, from its received entries; from
  * an unpaired one to a paired one, from its sent entries. So no paired address's entries are read:
@@ -502,9 +483,13 @@ async function betweenThemselves(
   }
   for (const recipients of addressChunks(unpaired)) {
     for (const senders of chunks(ordered, SENDERS_PER_STATEMENT)) {
+      // The sender as a condition on the recipients' entries only. SQLite, given both lists against
+      // transactions_by_pair, looks every recipient and sender pair up (1,000² for a full request:
+      // 216 ms where reading the recipients' entries takes 6-9 ms); PostgreSQL's planner weighs the
+      // two by its statistics.
       const [row] = await tx.query<{ n: number | string }>(
         sql`SELECT COUNT(*) AS n FROM transactions WHERE to_address ${inTexts(tx.dialect, recipients)}
-            AND ${senderOnly(tx.dialect)} ${inTexts(tx.dialect, senders)} AND from_address <> to_address`,
+            AND ${filterOnly(tx.dialect, 'from_address')} ${inTexts(tx.dialect, senders)} AND from_address <> to_address`,
       );
       count += Number(row?.n ?? 0);
     }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Db } from '../../database/db.service';
 import { addressSet } from '../../database/address-sets';
 import { type Drift, findDrift, rebuildAggregates } from '../aggregates/aggregates.service';
-import { bigSum, joinedText } from '../../database/dialect';
+import { bigSum, filterOnly, joinedText } from '../../database/dialect';
 import { prepared, raw, sql, SqlFragment } from '../../database/sql';
 import { NamedTag, TagScope } from '../../core/tags/tag-scope';
 
@@ -115,7 +115,7 @@ export class StatsRepository {
     const members = addressSet(scope);
     // SQLite would otherwise look the senders up by their own index rather than read the members'
     // received entries, which carry them.
-    const sender = raw(this.db.dialect === 'sqlite' ? '+t.from_address' : 't.from_address');
+    const sender = filterOnly(this.db.dialect, 't.from_address');
     const [row] = await this.db.query<{
       addresses: number | string;
       holdings: number | string | null;
