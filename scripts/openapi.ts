@@ -15,7 +15,8 @@ const DOCS_ENV = { DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent', API_KEY
 
 /** The OpenAPI document as the code describes it, serialised the way openapi.json is committed. */
 export async function renderOpenApi(): Promise<string> {
-  const app = await createApp(parseConfig(DOCS_ENV));
+  // Only the document is read: the process's metrics would outlive the app (createApp's option).
+  const app = await createApp(parseConfig(DOCS_ENV), { processMetrics: false });
   try {
     return serialise(buildOpenApiDocument(app));
   } finally {

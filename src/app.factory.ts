@@ -11,19 +11,33 @@ import { HELMET_OPTIONS, securityHeaders } from './http/security-headers';
 import { AppConfig } from './config/config';
 import { buildOpenApiDocument, setupOpenApi } from './openapi';
 
+export interface AppOptions {
+  /** Where log lines go instead of stdout (always JSON). */
+  logDestination?: DestinationStream;
+  /**
+   * Whether GET /metrics carries the Node.js process's own metrics (`process_*`, `nodejs_*`); on
+   * unless false, and only with METRICS on. prom-client's collectors of GC durations and event
+   * loop lag live as long as the process, not the app (nothing can stop them), and each holds
+   * everything the app's code was loaded with: a process that starts many apps, as the e2e tests
+   * do, leaves them out where it does not read them.
+   */
+  processMetrics?: boolean;
+}
+
 /** Builds the HTTP application; main.ts and the e2e tests both use this, so they test what runs. */
-export async function createApp(
-  config: AppConfig,
-  options: { logDestination?: DestinationStream } = {},
-): Promise<NestExpressApplication> {
+export async function createApp(config: AppConfig, options: AppOptions = {}): Promise<NestExpressApplication> {
   // A destination given by a test always gets JSON, whatever the terminal.
   const format = options.logDestination ? 'json' : logFormat(process.stdout.isTTY, config.operations.production);
   const logger = createLogger(config.logLevel, options.logDestination, format);
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), new ExpressServerAdapter(), {
-    bodyParser: false,
-    abortOnError: false,
-    logger: new NestPinoLogger(logger),
-  });
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule.forRoot(config, { processMetrics: options.processMetrics ?? true }),
+    new ExpressServerAdapter(),
+    {
+      bodyParser: false,
+      abortOnError: false,
+      logger: new NestPinoLogger(logger),
+    },
+  );
   app.disable('x-powered-by');
   app.use(requestLogger(logger));
   if (config.operations.metrics) app.use(httpMetrics(app.get(Metrics)));

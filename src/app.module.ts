@@ -40,14 +40,14 @@ export const DOMAIN_MODULES = [
 
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  static forRoot(config: AppConfig, options: { processMetrics: boolean }): DynamicModule {
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
         DatabaseModule,
         DiscoveryModule,
-        MetricsModule.forRoot(config.operations.metrics),
+        MetricsModule.forRoot({ enabled: config.operations.metrics, processMetrics: options.processMetrics }),
         ThrottlerModule.forRoot({
           throttlers: [{ name: 'default', ttl: 60_000, limit: Math.max(config.rateLimitPerMinute, 1) }],
           skipIf: () => config.rateLimitPerMinute === 0,

@@ -39,7 +39,7 @@ describe.each(DATABASES)('GET /metrics on %s', (kind) => {
   const segwit = segwitAddress('metrics');
 
   beforeAll(async () => {
-    t = await startOnFreshDatabase(kind, { rateLimitPerMinute: 1000 });
+    t = await startOnFreshDatabase(kind, { rateLimitPerMinute: 1000, processMetrics: true });
   });
 
   afterAll(async () => {
@@ -144,6 +144,18 @@ describe('GET /metrics', () => {
     const t = await startOnFreshDatabase('sqlite', { rateLimitPerMinute: 1 });
     try {
       for (let scrape = 0; scrape < 3; scrape += 1) await t.http().get('/metrics').expect(200);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("leaves out the process's own metrics for an app created with processMetrics false", async () => {
+    const t = await startOnFreshDatabase('sqlite', { processMetrics: false });
+    try {
+      const response = await t.http().get('/metrics').expect(200);
+      const names = parse(response.text).map((sample) => sample.name);
+      expect(names).toContain('chaintags_price_source_errors_total');
+      expect(names.filter((name) => name.startsWith('process_') || name.startsWith('nodejs_'))).toEqual([]);
     } finally {
       await t.close();
     }

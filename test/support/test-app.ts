@@ -92,6 +92,12 @@ export interface TestAppOptions {
   prices?: Partial<PriceSourceConfig>;
   /** More settings, read like the environment (RPC_URL_ETHEREUM, FOLLOW_INTERVAL_MS, …). */
   env?: Record<string, string>;
+  /**
+   * The Node.js process's metrics on GET /metrics (createApp's `processMetrics`); off unless true.
+   * Their collectors outlive the app and would keep each suite's loaded modules in the jest worker
+   * until it ends (about 30 MB a suite).
+   */
+  processMetrics?: boolean;
 }
 
 export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
@@ -105,7 +111,10 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
     ...options.env,
   });
   config.prices = { ...config.prices, ...options.prices };
-  const app = await createApp(config, { logDestination: options.logDestination });
+  const app = await createApp(config, {
+    logDestination: options.logDestination,
+    processMetrics: options.processMetrics ?? false,
+  });
   await app.init();
   const server = app.getHttpServer();
   return { app, http: () => request(server), keys, databaseUrl: options.databaseUrl, close: () => app.close() };

@@ -4,12 +4,13 @@ import { Metrics } from './metrics.service';
 
 /**
  * Provides `Metrics` everywhere, so that any module can report through it. With METRICS=off the
- * service still exists (reporting costs next to nothing) but nothing is served or collected.
+ * service still exists (reporting costs next to nothing) but nothing is served or collected. The
+ * process's own metrics are collected unless `processMetrics` is false (createApp's option).
  */
 @Global()
 @Module({})
 export class MetricsModule {
-  static forRoot(enabled: boolean): DynamicModule {
+  static forRoot({ enabled, processMetrics }: { enabled: boolean; processMetrics: boolean }): DynamicModule {
     return {
       module: MetricsModule,
       controllers: enabled ? [MetricsController] : [],
@@ -18,7 +19,7 @@ export class MetricsModule {
           provide: Metrics,
           useFactory: () => {
             const metrics = new Metrics();
-            if (enabled) metrics.collectProcessMetrics();
+            if (enabled && processMetrics) metrics.collectProcessMetrics();
             return metrics;
           },
         },
