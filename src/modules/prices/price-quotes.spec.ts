@@ -1,13 +1,5 @@
 import fc from 'fast-check';
-import {
-  decimalText,
-  MalformedAnswer,
-  planRequests,
-  PriceRequest,
-  priceTarget,
-  readAnswer,
-  REQUEST_LIMITS,
-} from './price-quotes';
+import { MalformedAnswer, planRequests, PriceRequest, priceTarget, readAnswer, REQUEST_LIMITS } from './price-quotes';
 
 const USDC = '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48';
 const NOW = Date.UTC(2026, 10, 23, 12, 0, 0);
@@ -150,28 +142,5 @@ describe('readAnswer', () => {
     ['text', 'rate limited'],
   ])('refuses %s as a whole answer', (_case, body) => {
     expect(() => readAnswer(body, request([['bitcoin', 'bitcoin']]), NOW)).toThrow(MalformedAnswer);
-  });
-});
-
-describe('decimalText', () => {
-  it.each([
-    [3120.55, '3120.55'],
-    [0.5, '0.5'],
-    [1e-7, '0.0000001'],
-    [1.23e-12, '0.00000000000123'],
-    [2.5e21, '2500000000000000000000'],
-    [100, '100'],
-  ])('writes %p as %p', (value, text) => {
-    expect(decimalText(value)).toBe(text);
-  });
-
-  it('reads back as the same number, always in plain decimal notation', () => {
-    fc.assert(
-      fc.property(fc.double({ min: Number.MIN_VALUE, max: 1e30, noNaN: true }), (value) => {
-        const text = decimalText(value);
-        expect(text).toMatch(/^(0|[1-9]\d*)(\.\d*[1-9])?$/);
-        expect(Number(text)).toBe(value);
-      }),
-    );
   });
 });

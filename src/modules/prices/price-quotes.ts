@@ -1,5 +1,6 @@
 import { isChainId } from '../../core/chains/chain-ids';
 import { chainFacts } from '../../core/chains/chain-registry';
+import { plainDecimal } from '../../core/money/plain-decimal';
 
 /**
  * What chaintags asks a CoinGecko-compatible source, and what it accepts from the answers. Pure:
@@ -146,23 +147,7 @@ function checkEntry(entry: unknown, nowMs: number): string | { usd: string; at: 
   if (updated < EARLIEST_AT_SECONDS || updated > nowMs / 1000 + FUTURE_SKEW_SECONDS) {
     return `last_updated_at ${updated} is not a plausible time`;
   }
-  return { usd: decimalText(usd), at: new Date(Math.floor(updated * 1000)).toISOString() };
-}
-
-/**
- * The shortest decimal that reads back as the same double, without an exponent
- * (1e-7 → "0.0000001"), as prices are stored.
- */
-export function decimalText(value: number): string {
-  const [mantissa = '', exponent = '0'] = String(value).split('e');
-  const [whole = '', fraction = ''] = mantissa.split('.');
-  const digits = whole + fraction;
-  const point = whole.length + Number(exponent);
-  const padded = point <= 0 ? '0'.repeat(1 - point) + digits : digits + '0'.repeat(Math.max(0, point - digits.length));
-  const split = Math.max(point, 1);
-  const integer = padded.slice(0, split).replace(/^0+(?=\d)/, '');
-  const decimals = padded.slice(split).replace(/0+$/, '');
-  return decimals === '' ? integer : `${integer}.${decimals}`;
+  return { usd: plainDecimal(usd), at: new Date(Math.floor(updated * 1000)).toISOString() };
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

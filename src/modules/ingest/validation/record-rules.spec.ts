@@ -5,7 +5,7 @@ import type { Instant } from '../../../core/records/brands';
 import type { RecordInput } from '../../../core/records/record-input';
 import type { DataRecord } from '../../../core/records/records';
 import { CheckedValues } from './checked-values';
-import { checkRecord, normaliseDecimal, plainDecimal, RuleResult } from './record-rules';
+import { checkRecord, normaliseDecimal, RuleResult } from './record-rules';
 
 const STARTED = '2024-06-01T00:00:00.000Z' as Instant;
 const evmLower = `0x${hex.encode(Uint8Array.from({ length: 20 }, (_v, i) => i * 7 + 3))}`;
@@ -268,21 +268,7 @@ describe('checkRecord', () => {
   });
 });
 
-describe('decimal helpers', () => {
-  it.each([
-    [0, '0'],
-    [-0, '0'],
-    [1.5, '1.5'],
-    [1e-7, '0.0000001'],
-    [1.25e-10, '0.000000000125'],
-    [1e21, '1000000000000000000000'],
-    [1.5e22, '15000000000000000000000'],
-    [123456.789, '123456.789'],
-  ])('writes %p as %s', (value, expected) => {
-    expect(plainDecimal(value)).toBe(expected);
-    expect(Number(expected)).toBe(Math.abs(value));
-  });
-
+describe('normaliseDecimal', () => {
   it('gives every decimal string one spelling', () => {
     expect(normaliseDecimal('000')).toBe('0');
     expect(normaliseDecimal('0.000')).toBe('0');

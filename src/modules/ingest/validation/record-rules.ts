@@ -1,4 +1,5 @@
 import { CHAIN_IDS, ChainId, isChainId } from '../../../core/chains/chain-ids';
+import { plainDecimal } from '../../../core/money/plain-decimal';
 import { INSTANT_RULE } from '../../../core/time/instant';
 import type { CanonicalAddress, CanonicalTokenAddress, Instant } from '../../../core/records/brands';
 import type { RecordInput } from '../../../core/records/record-input';
@@ -354,23 +355,6 @@ export function normaliseDecimal(decimal: string): string {
   const [, whole = '0', fraction = ''] = DECIMAL.exec(decimal) ?? [];
   const trimmed = fraction.replace(/0+$/, '');
   return trimmed === '' ? stripLeadingZeros(whole) : `${stripLeadingZeros(whole)}.${trimmed}`;
-}
-
-/**
- * The shortest decimal that reads back as the same double, written out without an exponent
- * (1e-7 → "0.0000001", 1e21 → "1000000000000000000000").
- */
-export function plainDecimal(value: number): string {
-  const shortest = String(value);
-  const exponentAt = shortest.indexOf('e');
-  if (exponentAt < 0) return normaliseDecimal(shortest);
-  const exponent = Number(shortest.slice(exponentAt + 1));
-  const [whole = '', fraction = ''] = shortest.slice(0, exponentAt).split('.');
-  const digits = whole + fraction;
-  const point = whole.length + exponent;
-  if (point <= 0) return normaliseDecimal(`0.${'0'.repeat(-point)}${digits}`);
-  if (point >= digits.length) return normaliseDecimal(digits + '0'.repeat(point - digits.length));
-  return normaliseDecimal(`${digits.slice(0, point)}.${digits.slice(point)}`);
 }
 
 /** A value quoted for a message, cut short so a huge field cannot flood the report. */
