@@ -3,7 +3,6 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import { ExpressServerAdapter } from './http/express-server';
-import { jsonBodyParser } from './http/json-body';
 import { createLogger, logFormat, NestPinoLogger, requestLogger } from './http/logging/logging';
 import { httpMetrics } from './http/metrics/http-metrics';
 import { Metrics } from './http/metrics/metrics.service';
@@ -42,7 +41,6 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
   app.use(requestLogger(logger));
   if (config.operations.metrics) app.use(httpMetrics(app.get(Metrics)));
   app.use(securityHeaders(HELMET_OPTIONS));
-  app.use(jsonBodyParser());
   setupOpenApi(app, buildOpenApiDocument(app));
   return app;
 }

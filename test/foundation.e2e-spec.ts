@@ -196,6 +196,22 @@ describe.each(DATABASES)('foundation on %s', (kind) => {
       }
     });
 
+    it('answers a webhook id it cannot decode as a webhook that does not exist', async () => {
+      for (const path of ['/v2/webhooks/%FF', '/v2/webhooks/wh_%E0%A4/deliveries']) {
+        const response = await t.http().get(path).set('X-API-Key', t.keys.alice);
+        expect({ path, status: response.status, body: response.body }).toEqual({
+          path,
+          status: 404,
+          body: {
+            statusCode: 404,
+            error: 'Not Found',
+            code: 'WEBHOOK_NOT_FOUND',
+            message: 'The id in the path is not valid percent-encoded text.',
+          },
+        });
+      }
+    });
+
     it('sends a request id, security headers and no X-Powered-By', async () => {
       const response = await t.http().get('/health').expect(200);
       expect(response.body).toEqual({ status: 'ok' });

@@ -1,3 +1,4 @@
+import { AddressInfo, connect, Server } from 'node:net';
 import { Db } from '../src/database/db.service';
 import { evmAddress, evmAddresses, evmAddressWithBadChecksum, FAMILY_EXAMPLES, tagNames } from './support/addresses';
 import { DATABASES, freshDatabase, startOnFreshDatabase, startTestApp, TestApp } from './support/test-app';
@@ -5,6 +6,26 @@ import { raw, sql } from '../src/database/sql';
 import { untilWaitingForLock, whileRowsLocked } from './support/row-locks';
 
 const EVM_CHAINS = ['ethereum', 'bnb', 'polygon', 'arbitrum', 'optimism', 'base'];
+
+/**
+ * A POST with the JSON content type and no body at all, neither a Content-Length nor chunks (as
+ * `curl -X POST` sends one without data; Node's and supertest's clients send a length of zero):
+ * the answer's raw text.
+ */
+async function postWithoutBody(server: Server, path: string, key: string): Promise<string> {
+  if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let answer = '';
+    socket.on('data', (chunk) => (answer += chunk.toString()));
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+    socket.write(
+      `POST ${path} HTTP/1.1\r\nHost: localhost\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n`,
+    );
+  });
+}
 
 describe.each(DATABASES)('tags on %s', (kind) => {
   let t: TestApp;
@@ -210,7 +231,7 @@ describe.each(DATABASES)('tags on %s', (kind) => {
       ]);
     });
 
-    it('answers malformed JSON with 400, a missing JSON content type with 415 and a body over 1 MiB with 413', async () => {
+    it('answers malformed JSON or none with 400, a missing JSON content type with 415 and a body over 1 MiB with 413', async () => {
       const malformed = await t
         .http()
         .post('/v2/tags/valid_tag')
@@ -229,9 +250,29 @@ describe.each(DATABASES)('tags on %s', (kind) => {
       expect(plain.body.code).toBe('UNSUPPORTED_MEDIA_TYPE');
       const none = await t.http().post('/v2/tags/valid_tag').set('X-API-Key', t.keys.alice);
       expect(none.status).toBe(415);
+      // The JSON content type and no body at all: an empty body.
+      const empty = await postWithoutBody(t.app.getHttpServer(), '/v2/tags/valid_tag', t.keys.alice);
+      expect(empty).toMatch(/^HTTP\/1\.1 400 /);
+      expect(empty).toContain('"code":"INVALID_BODY"');
       const huge = await alice().post('/v2/tags/valid_tag', ['x'.repeat(1024 * 1024)]);
       expect(huge.status).toBe(413);
       expect(huge.body.code).toBe('PAYLOAD_TOO_LARGE');
+    });
+
+    it('reads a body only on a route that takes one, and only once the key is checked', async () => {
+      await alice().post('/v2/tags/body_ignored', [evmAddress().canonical]).expect(200);
+      // DELETE /v2/tags/:tag takes no body: one sent with it, malformed or not JSON, changes nothing.
+      const stray = await t
+        .http()
+        .delete('/v2/tags/body_ignored')
+        .set('X-API-Key', t.keys.alice)
+        .set('Content-Type', 'application/json; charset=latin1')
+        .send('["0x1",');
+      expect(stray.status).toBe(204);
+      await alice().get('/v2/tags/body_ignored').expect(404);
+      const unkeyed = await t.http().post('/v2/tags/valid_tag').set('Content-Type', 'application/json').send('["0x1",');
+      expect(unkeyed.status).toBe(401);
+      expect(unkeyed.body.code).toBe('UNAUTHORIZED');
     });
 
     it('rejects invalid tags on GET and DELETE too, and invalid path addresses', async () => {

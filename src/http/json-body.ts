@@ -1,21 +1,42 @@
 import { applyDecorators, CanActivate, ExecutionContext, Injectable, UseGuards } from '@nestjs/common';
 import { ApiConsumes } from '@nestjs/swagger';
-import express, { NextFunction, Request, RequestHandler, Response } from 'express';
+import express, { Request, Response } from 'express';
 import { ApiError } from '../core/errors';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 export const BODY_TOO_LARGE = 'The request body is larger than 1 MiB.';
 export const JSON_REQUIRED = 'Send the body as JSON with the header Content-Type: application/json.';
 
+const parseJson = express.json({ limit: MAX_BODY_BYTES, strict: false, type: 'application/json' });
+
 /**
- * express.json with the contract's limits and errors: bodies over 1 MiB are 413 PAYLOAD_TOO_LARGE and
- * malformed JSON is 400 INVALID_BODY, raised as ApiError so the global filter answers them.
+ * Reads the JSON body of a route that takes one, after the key and the rate limit were checked:
+ * anything but `Content-Type: application/json` is 415 UNSUPPORTED_MEDIA_TYPE, a body over 1 MiB
+ * 413 PAYLOAD_TOO_LARGE and malformed JSON 400 INVALID_BODY. A route without it never reads a
+ * body, so a body sent to one (a DELETE or a ping, say) is ignored, not an error its documentation
+ * would not name.
  */
-export function jsonBodyParser(): RequestHandler {
-  const parse = express.json({ limit: MAX_BODY_BYTES, strict: false, type: 'application/json' });
-  return (request: Request, response: Response, next: NextFunction) => {
-    parse(request, response, (error?: unknown) => next(error === undefined ? undefined : toApiError(error)));
-  };
+@Injectable()
+class JsonBodyGuard implements CanActivate {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const http = context.switchToHttp();
+    const request = http.getRequest<Request>();
+    // The header as sent, not request.is(), which answers null for a request without a body: that
+    // one is an empty body (INVALID_BODY), like a body of length zero.
+    if (mediaType(request.headers['content-type']) !== 'application/json') {
+      throw new ApiError('UNSUPPORTED_MEDIA_TYPE', JSON_REQUIRED);
+    }
+    await new Promise<void>((resolve, reject) =>
+      parseJson(request, http.getResponse<Response>(), (error?: unknown) =>
+        error === undefined ? resolve() : reject(toApiError(error)),
+      ),
+    );
+    return true;
+  }
+}
+
+function mediaType(header: string | undefined): string | undefined {
+  return header?.split(';')[0]!.trim().toLowerCase();
 }
 
 function toApiError(error: unknown): ApiError {
@@ -27,17 +48,6 @@ function toApiError(error: unknown): ApiError {
   return new ApiError('INVALID_BODY', 'The request body is not valid JSON.');
 }
 
-@Injectable()
-class RequireJsonGuard implements CanActivate {
-  canActivate(context: ExecutionContext): boolean {
-    const request = context.switchToHttp().getRequest<Request>();
-    if (request.is('application/json') !== 'application/json') {
-      throw new ApiError('UNSUPPORTED_MEDIA_TYPE', JSON_REQUIRED);
-    }
-    return true;
-  }
-}
-
-/** Marks a route that takes a JSON body: anything but `Content-Type: application/json` is 415. */
+/** Marks a route that takes a JSON body (JsonBodyGuard reads it). */
 export const JsonBody = (): MethodDecorator =>
-  applyDecorators(UseGuards(RequireJsonGuard), ApiConsumes('application/json'));
+  applyDecorators(UseGuards(JsonBodyGuard), ApiConsumes('application/json'));

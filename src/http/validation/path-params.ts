@@ -13,15 +13,17 @@ interface PathParameter {
   name: string;
   /** The contract code of a bad value, including one Express cannot percent-decode. */
   code: ErrorCode;
-  pipe: Type<PipeTransform>;
+  /** Checks the value; without one, the handler takes the text as it is. */
+  pipe?: Type<PipeTransform>;
   docs: Omit<ApiParamOptions, 'name'>;
 }
 
 /** One decorator per kind of path parameter: it validates, documents and names the code of a bad value. */
-function pathParameter({ name, code, pipe, docs }: PathParameter): ParameterDecorator {
+export function pathParameter({ name, code, pipe, docs }: PathParameter): ParameterDecorator {
   return (target, method, index) => {
     if (method === undefined) throw new Error(`the :${name} path parameter decorator belongs on a handler`);
-    Param(name, pipe)(target, method, index);
+    if (pipe === undefined) Param(name)(target, method, index);
+    else Param(name, pipe)(target, method, index);
     ApiParam({ name, ...docs })(target, method, Object.getOwnPropertyDescriptor(target, method)!);
     Reflect.defineMetadata(
       PATH_PARAMETER_ERRORS,

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiBody,
@@ -6,7 +6,6 @@ import {
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiParam,
   ApiProperty,
   ApiTags,
 } from '@nestjs/swagger';
@@ -14,15 +13,24 @@ import { AccountId } from '../../http/auth/auth';
 import { ApiErrors } from '../../http/docs/api-docs';
 import { JsonBody } from '../../http/json-body';
 import { PageAnswer, Paged, Pager } from '../../http/paging/paged';
+import { pathParameter } from '../../http/validation/path-params';
 import { PageQueryDto } from '../../http/validation/query.dto';
 import { CreateWebhookDto, DeliveryDto, UpdateWebhookDto, WebhookDto, WebhookWithSecretDto } from './dto/webhook.dto';
 import { WebhooksService } from './webhooks.service';
 
-const WEBHOOK_ID_PARAM = ApiParam({
-  name: 'id',
-  description: "The webhook's id (`wh_…`). Another account's webhook is answered as one that does not exist.",
-  example: 'wh_4Jq9xR2mT7vK8pL3nB6cW1',
-});
+/**
+ * `:id`: a webhook's id as the path spells it. One that names no webhook of the account is
+ * WEBHOOK_NOT_FOUND, one Express cannot percent-decode included: no webhook has such an id.
+ */
+const WebhookIdParam = (): ParameterDecorator =>
+  pathParameter({
+    name: 'id',
+    code: 'WEBHOOK_NOT_FOUND',
+    docs: {
+      description: "The webhook's id (`wh_…`). Another account's webhook is answered as one that does not exist.",
+      example: 'wh_4Jq9xR2mT7vK8pL3nB6cW1',
+    },
+  });
 
 class PingAcceptedDto {
   @ApiProperty({
@@ -74,17 +82,15 @@ export class WebhooksController {
   }
 
   @Get(':id')
-  @WEBHOOK_ID_PARAM
   @ApiOperation({ summary: 'Retrieve a webhook', description: 'Never shows its secret.' })
   @ApiOkResponse({ type: WebhookDto })
   @ApiErrors('WEBHOOK_NOT_FOUND', 'INVALID_QUERY')
-  get(@AccountId() accountId: number, @Param('id') id: string): Promise<WebhookDto> {
+  get(@AccountId() accountId: number, @WebhookIdParam() id: string): Promise<WebhookDto> {
     return this.webhooks.get(accountId, id);
   }
 
   @Patch(':id')
   @JsonBody()
-  @WEBHOOK_ID_PARAM
   @ApiOperation({
     summary: 'Change a webhook',
     description:
@@ -102,26 +108,24 @@ export class WebhooksController {
     'UNSUPPORTED_MEDIA_TYPE',
     'INVALID_QUERY',
   )
-  update(@AccountId() accountId: number, @Param('id') id: string, @Body() body: unknown): Promise<WebhookDto> {
+  update(@AccountId() accountId: number, @WebhookIdParam() id: string, @Body() body: unknown): Promise<WebhookDto> {
     return this.webhooks.update(accountId, id, body);
   }
 
   @Delete(':id')
   @HttpCode(204)
-  @WEBHOOK_ID_PARAM
   @ApiOperation({
     summary: 'Delete a webhook',
     description: 'Its pending deliveries go with it: nothing more is delivered.',
   })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrors('WEBHOOK_NOT_FOUND', 'INVALID_QUERY')
-  async delete(@AccountId() accountId: number, @Param('id') id: string): Promise<void> {
+  async delete(@AccountId() accountId: number, @WebhookIdParam() id: string): Promise<void> {
     await this.webhooks.delete(accountId, id);
   }
 
   @Post(':id/rotate-secret')
   @HttpCode(200)
-  @WEBHOOK_ID_PARAM
   @ApiOperation({
     summary: 'Rotate the signing secret',
     description:
@@ -129,25 +133,23 @@ export class WebhooksController {
   })
   @ApiOkResponse({ type: WebhookWithSecretDto })
   @ApiErrors('WEBHOOK_NOT_FOUND', 'INVALID_QUERY')
-  rotateSecret(@AccountId() accountId: number, @Param('id') id: string): Promise<WebhookWithSecretDto> {
+  rotateSecret(@AccountId() accountId: number, @WebhookIdParam() id: string): Promise<WebhookWithSecretDto> {
     return this.webhooks.rotateSecret(accountId, id);
   }
 
   @Post(':id/ping')
   @HttpCode(202)
-  @WEBHOOK_ID_PARAM
   @ApiOperation({
     summary: 'Send a ping',
     description: 'Delivers a `webhook.ping` event now (whatever the status), retried like any other.',
   })
   @ApiAcceptedResponse({ type: PingAcceptedDto })
   @ApiErrors('WEBHOOK_NOT_FOUND', 'INVALID_QUERY')
-  ping(@AccountId() accountId: number, @Param('id') id: string): Promise<PingAcceptedDto> {
+  ping(@AccountId() accountId: number, @WebhookIdParam() id: string): Promise<PingAcceptedDto> {
     return this.webhooks.ping(accountId, id);
   }
 
   @Get(':id/deliveries')
-  @WEBHOOK_ID_PARAM
   @Paged(DeliveryDto)
   @ApiOperation({
     summary: 'List deliveries',
@@ -156,7 +158,7 @@ export class WebhooksController {
   @ApiErrors('WEBHOOK_NOT_FOUND', 'INVALID_QUERY')
   async deliveries(
     @AccountId() accountId: number,
-    @Param('id') id: string,
+    @WebhookIdParam() id: string,
     @Query() query: PageQueryDto,
     @Pager() pager: PageAnswer,
   ): Promise<DeliveryDto[]> {
