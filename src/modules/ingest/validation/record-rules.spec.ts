@@ -1,4 +1,5 @@
 import { hex } from '@scure/base';
+import fc from 'fast-check';
 import { Address } from '@ton/core';
 import { getAddress } from 'viem';
 import type { Instant } from '../../../core/records/brands';
@@ -265,6 +266,96 @@ describe('checkRecord', () => {
       expect(reason({ ...chain, chain: 'zksync' })).toMatch(/unknown chain "zksync"/);
       expect(reason({ ...chain, chainId: '8453' })).toMatch(/chainId must be a whole number/);
     });
+  });
+});
+
+describe('checkRecord on any line', () => {
+  const lines: object[] = [
+    holding,
+    transaction,
+    { ...transaction, chain: 'bitcoincash', token_address: '0', from_address: '0' },
+    { type: 'price', token_id: 'tether', usd: '1.0001', at: '2024-01-01T00:00:00Z' },
+    {
+      type: 'token',
+      id: 'usd-coin',
+      name: 'USDC',
+      symbol: 'USDC',
+      icon_url: 'https://example.com/usdc.png',
+      deployments: [
+        { chain: 'ethereum', address: evmChecksummed, decimals: 6 },
+        { chain: 'sui', address: '0x2::sui::SUI', decimals: 9 },
+      ],
+    },
+    {
+      type: 'chain',
+      chain: 'base',
+      chainId: 8453,
+      name: 'Base',
+      icon_url: 'https://example.com/base.png',
+      explorers: [
+        {
+          name: 'X',
+          url: 'https://x.org',
+          tx_url: 'https://x.org/{{tx_id}}',
+          address_url: 'https://x.org/{{address}}',
+        },
+      ],
+    },
+  ];
+  const anyValue: fc.Arbitrary<unknown> = fc.oneof(
+    fc.jsonValue(),
+    fc.string(),
+    fc.constantFrom(
+      '',
+      '0',
+      '-1',
+      '1e3',
+      '0x',
+      ' 5',
+      '5 ',
+      '\u0000',
+      'ethereum',
+      'ton',
+      evmLower,
+      '2024-02-29T00:00:00Z',
+    ),
+  );
+  /**
+   * Each field mostly kept, at times left out or replaced by any JSON value, and at times one field
+   * more, down into the nested deployments and explorers: about two lines in five stay valid.
+   */
+  const mutated = (value: unknown, depth = 0): fc.Arbitrary<unknown> => {
+    if (Array.isArray(value)) return fc.tuple(...value.map((item) => mutated(item, depth + 1)));
+    if (typeof value !== 'object' || value === null || depth > 2) return fc.constant(value);
+    const fields = Object.entries(value).map(([name, field]) =>
+      fc.oneof(
+        { weight: 24, arbitrary: mutated(field, depth + 1).map((kept) => [[name, kept]]) },
+        { weight: 1, arbitrary: fc.constant([]) },
+        { weight: 1, arbitrary: anyValue.map((other) => [[name, other]]) },
+      ),
+    );
+    const extra = fc.oneof(
+      { weight: 8, arbitrary: fc.constant(undefined) },
+      { weight: 1, arbitrary: fc.tuple(fc.constantFrom('type', 'extra', 'at', 'decimals'), anyValue) },
+    );
+    return fc.tuple(fc.tuple(...fields), extra).map(([kept, added]) => ({
+      ...Object.fromEntries(kept.flat() as [string, unknown][]),
+      ...(added === undefined ? {} : { [added[0]]: added[1] }),
+    }));
+  };
+
+  it('answers every line with a record or a reason, and a record it gives passes again unchanged', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...lines).chain((line) => mutated(line)),
+        (line) => {
+          const result = check(JSON.stringify(line));
+          if (result.ok) expect(check(JSON.stringify(result.record))).toEqual(result);
+          else expect(result.reason).toMatch(/^\S.{4,}/);
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });
 
