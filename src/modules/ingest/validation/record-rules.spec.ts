@@ -54,6 +54,34 @@ const transaction = {
   block_time: '2024-05-01T10:00:00.123Z',
 };
 
+const tokenLine = {
+  type: 'token',
+  id: 'usd-coin',
+  name: 'USDC',
+  symbol: 'USDC',
+  icon_url: 'https://example.com/usdc.png',
+  deployments: [
+    { chain: 'ethereum', address: getAddress('0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48'), decimals: 6 },
+    { chain: 'sui', address: '0x2::sui::SUI', decimals: 9 },
+  ],
+};
+
+const chainLine = {
+  type: 'chain',
+  chain: 'base',
+  chainId: 8453,
+  name: 'Base',
+  icon_url: 'https://example.com/base.png',
+  explorers: [
+    {
+      name: 'BaseScan',
+      url: 'https://basescan.org',
+      tx_url: 'https://basescan.org/tx/{{tx_id}}',
+      address_url: 'https://basescan.org/address/{{address}}',
+    },
+  ],
+};
+
 describe('checkRecord', () => {
   it('normalises a holding: canonical addresses, balance without leading zeros, toISOString time', () => {
     expect(record(holding)).toEqual({
@@ -199,17 +227,7 @@ describe('checkRecord', () => {
   });
 
   describe('token lines', () => {
-    const token = {
-      type: 'token',
-      id: 'usd-coin',
-      name: 'USDC',
-      symbol: 'USDC',
-      icon_url: 'https://example.com/usdc.png',
-      deployments: [
-        { chain: 'ethereum', address: getAddress('0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48'), decimals: 6 },
-        { chain: 'sui', address: '0x2::sui::SUI', decimals: 9 },
-      ],
-    };
+    const token = tokenLine;
 
     it('stores each deployment address in canonical form', () => {
       expect(record(token)).toMatchObject({
@@ -235,21 +253,7 @@ describe('checkRecord', () => {
   });
 
   describe('chain lines', () => {
-    const chain = {
-      type: 'chain',
-      chain: 'base',
-      chainId: 8453,
-      name: 'Base',
-      icon_url: 'https://example.com/base.png',
-      explorers: [
-        {
-          name: 'BaseScan',
-          url: 'https://basescan.org',
-          tx_url: 'https://basescan.org/tx/{{tx_id}}',
-          address_url: 'https://basescan.org/address/{{address}}',
-        },
-      ],
-    };
+    const chain = chainLine;
 
     it('accepts a full chain record', () => {
       expect(record(chain)).toEqual(chain);
@@ -273,34 +277,9 @@ describe('checkRecord on any line', () => {
   const lines: object[] = [
     holding,
     transaction,
-    { ...transaction, chain: 'bitcoincash', token_address: '0', from_address: '0' },
     { type: 'price', token_id: 'tether', usd: '1.0001', at: '2024-01-01T00:00:00Z' },
-    {
-      type: 'token',
-      id: 'usd-coin',
-      name: 'USDC',
-      symbol: 'USDC',
-      icon_url: 'https://example.com/usdc.png',
-      deployments: [
-        { chain: 'ethereum', address: evmChecksummed, decimals: 6 },
-        { chain: 'sui', address: '0x2::sui::SUI', decimals: 9 },
-      ],
-    },
-    {
-      type: 'chain',
-      chain: 'base',
-      chainId: 8453,
-      name: 'Base',
-      icon_url: 'https://example.com/base.png',
-      explorers: [
-        {
-          name: 'X',
-          url: 'https://x.org',
-          tx_url: 'https://x.org/{{tx_id}}',
-          address_url: 'https://x.org/{{address}}',
-        },
-      ],
-    },
+    tokenLine,
+    chainLine,
   ];
   const anyValue: fc.Arbitrary<unknown> = fc.oneof(
     fc.jsonValue(),
