@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../../core/errors';
 import { isValidTag, TAG_RULE, UNTAGGED } from '../../core/tags/tag-rules';
-import { NamedScope, TagScope } from '../../core/tags/tag-scope';
+import { NamedScope, NamedTag, TagScope } from '../../core/tags/tag-scope';
 import { TagsRepository } from './tags.repository';
 
 /** Turns a tag name from a request into the calling account's TagScope. */
@@ -22,6 +22,28 @@ export class TagScopeService {
   named(accountId: number, tag: string): NamedScope {
     if (!isValidTag(tag)) throw new ApiError('INVALID_TAG', TAG_RULE, [{ tag }]);
     return tag === UNTAGGED ? { kind: 'untagged', accountId } : { kind: 'named', accountId, name: tag };
+  }
+
+  /**
+   * Reads a list in the scope of a request's `tag` filter (none, the reserved `0` or a real tag):
+   * a real tag without an `address` filter through `byName`, whose one statement also finds the tag
+   * by its name (undefined when the account has none: TAG_NOT_FOUND); anything else through
+   * `inScope`, the tag resolved first (undefined without a `tag` filter).
+   */
+  async read<T>(
+    accountId: number,
+    filters: { tag?: string; address?: readonly string[] },
+    byName: (tag: NamedTag) => Promise<T | undefined>,
+    inScope: (scope: TagScope | undefined) => Promise<T>,
+  ): Promise<T> {
+    if (filters.tag === undefined) return inScope(undefined);
+    const named = this.named(accountId, filters.tag);
+    if (named.kind === 'named' && filters.address === undefined) {
+      const found = await byName(named);
+      if (found === undefined) throw this.notFound(named.name);
+      return found;
+    }
+    return inScope(await this.resolve(accountId, filters.tag));
   }
 
   /** The error for a tag this account does not have. */

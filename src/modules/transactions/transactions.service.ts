@@ -7,7 +7,7 @@ import { CursorCodec } from '../../http/paging/cursor';
 import { TransactionDto, toTransaction } from './dto/transaction.dto';
 import { TransactionsQueryDto } from './dto/transactions-query.dto';
 import { parseInstant } from '../../core/time/instant';
-import { TransactionFilters, TransactionRow, TransactionsRepository } from './transactions.repository';
+import { TransactionFilters, TransactionsRepository } from './transactions.repository';
 
 @Injectable()
 export class TransactionsService {
@@ -26,18 +26,14 @@ export class TransactionsService {
       since: query.since === undefined ? undefined : parseInstant(query.since),
       after: query.after === undefined ? undefined : await this.cursors.decode(query.after),
     };
-    const named = query.tag === undefined ? undefined : this.tagScopes.named(accountId, query.tag);
-    // One row more than the page tells whether another page follows.
-    let rows: TransactionRow[];
-    if (named?.kind === 'named' && filters.address === undefined) {
-      // A real tag's rows: the tag is found by the statement that reads its kept size.
-      const found = await this.transactions.namedTagPage(named, filters, query.per_page + 1);
-      if (found === undefined) throw this.tagScopes.notFound(named.name);
-      rows = found;
-    } else {
-      if (query.tag !== undefined) filters.scope = await this.tagScopes.resolve(accountId, query.tag);
-      rows = await this.transactions.page(filters, query.per_page + 1);
-    }
+    // One row more than the page tells whether another page follows. A real tag's rows: the tag is
+    // found by the statement that reads its kept size.
+    const rows = await this.tagScopes.read(
+      accountId,
+      { tag: query.tag, address: filters.address },
+      (tag) => this.transactions.namedTagPage(tag, filters, query.per_page + 1),
+      (scope) => this.transactions.page({ ...filters, scope }, query.per_page + 1),
+    );
     const items = rows.slice(0, query.per_page).map(toTransaction);
     const last = items[items.length - 1];
     const next =
