@@ -22,7 +22,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Command, Option } from 'commander';
@@ -48,7 +48,7 @@ import {
 import { benchLog, Cleanups, runBench } from './lib/lifecycle';
 import { cpuProfileOption, parseCommandLine, wholeNumber } from './lib/options';
 import { formatStatements, loadStatementStats, StatementFigure, StatementStats } from './lib/pg-statements';
-import { memoryOf, ROOT, sleep, startService, statsVerify } from './lib/processes';
+import { hostFacts, memoryOf, ROOT, sleep, startService, statsVerify } from './lib/processes';
 import { number, table } from './lib/report';
 import { derivedScripts, Lane, UtxoTraffic } from './lib/utxo-traffic';
 
@@ -158,11 +158,7 @@ async function main(argv: readonly string[]): Promise<void> {
     startedAt,
     wallSeconds: (performance.now() - started) / 1000,
     machine: {
-      cpu: cpus()[0]?.model.trim() ?? 'unknown',
-      cpus: cpus().length,
-      memoryGb: Math.round(totalmem() / 2 ** 30),
-      node: process.version,
-      kernel: release(),
+      ...hostFacts(),
       loadAverageBefore: Number(loadBefore.toFixed(2)),
       loadAverageAfter: Number(loadavg()[0]!.toFixed(2)),
     },

@@ -33,7 +33,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, release, setPriority, tmpdir, totalmem } from 'node:os';
+import { loadavg, setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -70,7 +70,7 @@ import { followSolana } from './follow-solana';
 import { followUtxo } from './follow-utxo';
 import { followTon } from './follow-ton';
 import { drive, LoadResult } from './lib/load';
-import { memoryOf, ROOT, Server, sleep, startService, statsVerify } from './lib/processes';
+import { hostFacts, memoryOf, ROOT, Server, sleep, startService, statsVerify } from './lib/processes';
 import { benchLog, Cleanups, runBench } from './lib/lifecycle';
 import { formatStatements, loadStatementStats, StatementStats } from './lib/pg-statements';
 import { addLoadOptions, cpuProfileOption, LoadSettings, parseCommandLine, wholeNumber } from './lib/options';
@@ -134,11 +134,7 @@ async function main(): Promise<void> {
     startedAt,
     wallSeconds: (performance.now() - started) / 1000,
     machine: {
-      cpu: cpus()[0]?.model.trim() ?? 'unknown',
-      cpus: cpus().length,
-      memoryGb: Math.round(totalmem() / 2 ** 30),
-      node: process.version,
-      kernel: release(),
+      ...hostFacts(),
       loadAverageBefore: Number(loadBefore.toFixed(2)),
       loadAverageAfter: Number(loadavg()[0]!.toFixed(2)),
     },
