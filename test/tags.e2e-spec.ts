@@ -261,7 +261,8 @@ describe.each(DATABASES)('tags on %s', (kind) => {
 
     it('reads a body only on a route that takes one, and only once the key is checked', async () => {
       await alice().post('/v2/tags/body_ignored', [evmAddress().canonical]).expect(200);
-      // DELETE /v2/tags/:tag takes no body: one sent with it, malformed or not JSON, changes nothing.
+      // DELETE /v2/tags/:tag takes no body: one sent with it, malformed and in a charset JSON is
+      // never sent in, is ignored, and the tag is deleted.
       const stray = await t
         .http()
         .delete('/v2/tags/body_ignored')
