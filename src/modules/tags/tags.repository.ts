@@ -68,12 +68,13 @@ export interface HistoryRow {
 const SETTING_CURSOR_SECRET = 'tag_history_cursor_secret';
 
 /**
- * The outcome of checking a batch against the cap, under the lock. Once tagged, each address's
- * tags as the change left them (binary order), read under the same lock: the answer needs no
- * further read.
+ * The outcome of checking a batch against the cap, under the lock. Once tagged (or, for the
+ * reserved tag, tracked), each address's tags as the change left them (binary order; `0` for
+ * none), read under the same lock: the answer needs no further read, which another change could
+ * already be in.
  */
 export type AssignOutcome =
-  | { ok: true; tags?: ReadonlyMap<string, string[]> }
+  | { ok: true; tags: ReadonlyMap<string, string[]> }
   | { ok: false; overLimit: { address: string; tag_count: number }[] };
 
 @Injectable()
@@ -141,7 +142,7 @@ export class TagsRepository {
     ordered: readonly string[],
     cap: number,
     change: Change,
-  ): Promise<Map<string, string[]> | undefined> {
+  ): Promise<Map<string, string[]>> {
     const { now } = change;
     return this.db.transaction(async (tx) => {
       let target: { id: number; name: string; created: boolean; part: MembersPart } | undefined;
@@ -163,7 +164,8 @@ export class TagsRepository {
       }
       const inserted = await insertTracked(tx, accountId, ordered, now, target === undefined ? 0 : 1);
       await lockTrackedRows(tx, accountId, ordered);
-      if (target === undefined) return undefined;
+      // The reserved tag only tracks: the answer is the addresses' tags as they are under the lock.
+      if (target === undefined) return listedTagsOf(tx, accountId, ordered);
 
       const { id, name, created } = target;
       const current = await tagsOfLocked(tx, accountId, ordered);
@@ -193,16 +195,23 @@ export class TagsRepository {
     });
   }
 
-  /** Removes the tag from those addresses (they stay tracked); answers how many carried it. */
-  removeMembers(tag: NamedTag, addresses: readonly string[], change: Change): Promise<number> {
-    return this.db.transaction((tx) => removeMembers(tx, tag, addresses, change));
+  /**
+   * Removes the tag from those addresses (they stay tracked); answers their tags as the removal
+   * left them, read in its transaction (after it, another change could already be in them).
+   */
+  removeMembers(tag: NamedTag, addresses: readonly string[], change: Change): Promise<Map<string, string[]>> {
+    return this.db.transaction(async (tx) => {
+      await removeMembers(tx, tag, addresses, change);
+      return listedTagsOf(tx, tag.accountId, addresses);
+    });
   }
 
   /**
    * Stops tracking those of the addresses that carry no tag (the reserved tag's removal). A row that
-   * a tag change holds is checked again once that commits, on its `tagged` as it then is.
+   * a tag change holds is checked again once that commits, on its `tagged` as it then is. Answers
+   * the addresses' tags as the change left them, read in its transaction.
    */
-  untrack(accountId: number, addresses: readonly string[]): Promise<void> {
+  untrack(accountId: number, addresses: readonly string[]): Promise<Map<string, string[]>> {
     return this.db.transaction(async (tx) => {
       for (const chunk of chunks(addresses)) {
         await tx.execute(
@@ -211,6 +220,7 @@ export class TagsRepository {
                            AND a.address = tracked_addresses.address)`,
         );
       }
+      return listedTagsOf(tx, accountId, addresses);
     });
   }
 
@@ -356,23 +366,8 @@ export class TagsRepository {
    * Each address's tags in ascending order; tracked addresses without a tag get the reserved `0`,
    * addresses the account does not track get none.
    */
-  async tagsOf(accountId: number, addresses: readonly string[]): Promise<Map<string, string[]>> {
-    const result = new Map<string, string[]>();
-    for (const chunk of chunks(addresses)) {
-      const found = await this.db.query<{ address: string; name: string | null }>(
-        sql`SELECT tr.address, t.name FROM tracked_addresses tr
-         LEFT JOIN address_tags a ON a.account_id = tr.account_id AND a.address = tr.address
-         LEFT JOIN tags t ON t.id = a.tag_id
-         WHERE tr.account_id = ${accountKey(accountId)} AND tr.address ${inTexts(this.db.dialect, chunk)}`,
-      );
-      for (const row of found) {
-        const tags = result.get(row.address) ?? [];
-        if (row.name !== null) tags.push(row.name);
-        result.set(row.address, tags);
-      }
-    }
-    for (const [address, tags] of result) result.set(address, listedTags(true, tags));
-    return result;
+  tagsOf(accountId: number, addresses: readonly string[]): Promise<Map<string, string[]>> {
+    return listedTagsOf(this.db, accountId, addresses);
   }
 }
 
@@ -501,6 +496,29 @@ async function membersAmong(tx: Sql, tagId: number, ordered: readonly string[]):
     for (const row of found) members.add(row.address);
   }
   return members;
+}
+
+/**
+ * Each address's tags in ascending order; tracked addresses without a tag get the reserved `0`,
+ * addresses the account does not track are left out (they have none).
+ */
+async function listedTagsOf(q: Sql, accountId: number, addresses: readonly string[]): Promise<Map<string, string[]>> {
+  const result = new Map<string, string[]>();
+  for (const chunk of chunks(addresses)) {
+    const found = await q.query<{ address: string; name: string | null }>(
+      sql`SELECT tr.address, t.name FROM tracked_addresses tr
+       LEFT JOIN address_tags a ON a.account_id = tr.account_id AND a.address = tr.address
+       LEFT JOIN tags t ON t.id = a.tag_id
+       WHERE tr.account_id = ${accountKey(accountId)} AND tr.address ${inTexts(q.dialect, chunk)}`,
+    );
+    for (const row of found) {
+      const tags = result.get(row.address) ?? [];
+      if (row.name !== null) tags.push(row.name);
+      result.set(row.address, tags);
+    }
+  }
+  for (const [address, tags] of result) result.set(address, listedTags(true, tags));
+  return result;
 }
 
 /** The names of each address's tags in the account (exact while its tracked row is locked). */

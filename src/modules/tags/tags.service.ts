@@ -41,10 +41,7 @@ export class TagsService {
         outcome.overLimit,
       );
     }
-    const { tags } = outcome;
-    // The tags as the change left them; the reserved tag only tracks, and is read back.
-    if (tags === undefined) return this.records(accountId, addresses);
-    return addresses.map((address) => toTaggedAddress(address, tags.get(address.canonical) ?? []));
+    return recordsOf(addresses, outcome.tags);
   }
 
   /** DELETE /v2/tags/:tag/addresses — the addresses stay tracked; for `0`, untagged ones stop being tracked. */
@@ -56,10 +53,12 @@ export class TagsService {
   ): Promise<TaggedAddressDto[]> {
     const scope = await this.scopes.resolve(accountId, tag);
     const canonical = addresses.map((address) => address.canonical);
-    if (scope.kind === 'tag') {
-      await this.tags.removeMembers({ accountId, tagId: scope.tagId, name: tag }, canonical, { key, now: now() });
-    } else await this.tags.untrack(accountId, canonical);
-    return this.records(accountId, addresses);
+    // The tags as the change left them, read in its transaction.
+    const tags =
+      scope.kind === 'tag'
+        ? await this.tags.removeMembers({ accountId, tagId: scope.tagId, name: tag }, canonical, { key, now: now() })
+        : await this.tags.untrack(accountId, canonical);
+    return recordsOf(addresses, tags);
   }
 
   /** DELETE /v2/tags/:tag — removes the tag from every address; they stay tracked. */
@@ -139,8 +138,13 @@ export class TagsService {
       accountId,
       addresses.map((address) => address.canonical),
     );
-    return addresses.map((address) => toTaggedAddress(address, tags.get(address.canonical) ?? []));
+    return recordsOf(addresses, tags);
   }
+}
+
+/** The records of addresses, in the order given, from their listed tags (none when not tracked). */
+function recordsOf(addresses: ParsedAddress[], tags: ReadonlyMap<string, string[]>): TaggedAddressDto[] {
+  return addresses.map((address) => toTaggedAddress(address, tags.get(address.canonical) ?? []));
 }
 
 function now(): string {
