@@ -177,6 +177,79 @@ describe.each(DATABASES)('tags on %s', (kind) => {
       expect(body.stats.address_count).toBe(2);
       expect((await alice().get(`/v2/addresses/${member}`).expect(200)).body.tags).toEqual(['0']);
     });
+
+    it('tracks an address again when its untracking goes first while a POST tagging it waits for its row', async () => {
+      const db = t.app.get(Db);
+      const address = evmAddress().canonical;
+      await alice().post('/v2/tags/0', [address]).expect(200);
+      // Both wait for the address's tracked row; the untracking asked first and goes first, deleting
+      // the row the POST found when it tried to insert its own.
+      const post = await whileRowsLocked(
+        db,
+        sql`SELECT address FROM tracked_addresses WHERE address = ${address} FOR UPDATE`,
+        async () => {
+          const untrack = alice()
+            .del('/v2/tags/0/addresses', [address])
+            .then((answer) => answer);
+          await untilWaitingForLock(db);
+          const tagging = alice()
+            .post('/v2/tags/race_untracked', [address])
+            .then((answer) => answer);
+          await untilWaitingForLock(db, 15_000, 2);
+          return { untrack, tagging };
+        },
+      );
+      expect((await post.untrack).body).toEqual([{ address, tags: [], chains: EVM_CHAINS }]);
+      const tagged = await post.tagging;
+      expect(tagged.status).toBe(200);
+      expect(tagged.body).toEqual([{ address, tags: ['race_untracked'], chains: EVM_CHAINS }]);
+      // Tracked, with the tag, wherever it is read.
+      expect((await alice().get(`/v2/addresses/${address}`).expect(200)).body.tags).toEqual(['race_untracked']);
+      const members = await alice().get('/v2/tags/race_untracked/addresses').expect(200);
+      expect(members.body).toEqual([{ address, tags: ['race_untracked'], chains: EVM_CHAINS }]);
+      const tracked = await db.count(
+        sql`SELECT COUNT(*) FROM tracked_addresses WHERE address = ${address} AND tagged = 1`,
+      );
+      expect(tracked).toBe(1);
+    });
+
+    it('tracks an address again when its untracking goes first while an import tagging it waits for its row', async () => {
+      const db = t.app.get(Db);
+      const address = evmAddress().canonical;
+      await alice().post('/v2/tags/0', [address]).expect(200);
+      const imported = await whileRowsLocked(
+        db,
+        sql`SELECT address FROM tracked_addresses WHERE address = ${address} FOR UPDATE`,
+        async () => {
+          const untrack = alice()
+            .del('/v2/tags/0/addresses', [address])
+            .then((answer) => answer);
+          await untilWaitingForLock(db);
+          const importing = t
+            .http()
+            .post('/v2/import/tags')
+            .set('X-API-Key', t.keys.alice)
+            .set('Content-Type', 'text/csv')
+            .send(`address,tag\n${address},race_imported\n`)
+            .then((answer) => answer);
+          await untilWaitingForLock(db, 15_000, 2);
+          return { untrack, importing };
+        },
+      );
+      expect((await imported.untrack).body).toEqual([{ address, tags: [], chains: EVM_CHAINS }]);
+      expect((await imported.importing).body).toEqual({
+        addresses: 1,
+        added: 1,
+        removed: 0,
+        unchanged: 0,
+        skipped: 0,
+        dry_run: false,
+      });
+      expect((await alice().get(`/v2/addresses/${address}`).expect(200)).body.tags).toEqual(['race_imported']);
+      expect((await alice().get('/v2/tags/0/addresses?per_page=100').expect(200)).body).not.toContainEqual(
+        expect.objectContaining({ address }),
+      );
+    });
   }
 
   describe('bad input writes nothing', () => {

@@ -194,24 +194,38 @@ async function importInto(
   // A `0` pair adds the address when it was not tracked before.
   const account = sql`CAST(${accountId} AS ${raw(types.bigint)})`;
   const now = sql`CAST(${change.now} AS ${raw(types.timestamp)})`;
-  const newlyTracked = await tx.execute(
-    sql`INSERT INTO tracked_addresses (account_id, address, created_at)
-        SELECT ${account}, address, ${now} FROM import_pairs WHERE tag = ${UNTAGGED} ORDER BY address
-        ON CONFLICT (account_id, address) DO NOTHING`,
-  );
-  // An address the file tags gets its tags below (or the import rolls back): tracked as tagged.
-  await tx.execute(
-    sql`INSERT INTO tracked_addresses (account_id, address, created_at, tagged)
-        SELECT ${account}, address, ${now}, 1 FROM (SELECT DISTINCT address FROM import_pairs WHERE tag <> ${UNTAGGED}) d
-        WHERE 1 = 1 ORDER BY address
-        ON CONFLICT (account_id, address) DO NOTHING`,
-  );
-  // The cap's lock, as a POST takes it, on every address the import may change.
-  const which = mode === 'replace' ? sql`` : sql`AND address IN (SELECT address FROM import_pairs)`;
-  await tx.query(
-    sql`SELECT COUNT(*) AS n FROM (SELECT address FROM tracked_addresses WHERE account_id = ${accountKey(accountId)} ${which}
-        ORDER BY address${forUpdate(tx.dialect)}) locked`,
-  );
+  const track = async (): Promise<number> => {
+    const untracked = await tx.execute(
+      sql`INSERT INTO tracked_addresses (account_id, address, created_at)
+          SELECT ${account}, address, ${now} FROM import_pairs WHERE tag = ${UNTAGGED} ORDER BY address
+          ON CONFLICT (account_id, address) DO NOTHING`,
+    );
+    // An address the file tags gets its tags below (or the import rolls back): tracked as tagged.
+    await tx.execute(
+      sql`INSERT INTO tracked_addresses (account_id, address, created_at, tagged)
+          SELECT ${account}, address, ${now}, 1 FROM (SELECT DISTINCT address FROM import_pairs WHERE tag <> ${UNTAGGED}) d
+          WHERE 1 = 1 ORDER BY address
+          ON CONFLICT (account_id, address) DO NOTHING`,
+    );
+    return untracked;
+  };
+  // The cap's lock, as a POST takes it, on every address the import may change (a replace: every
+  // address of the account); answers how many of the file's addresses it holds. Counted over every
+  // row it locks, never joined to the file: a join may stop reading the rows early (an empty file's
+  // replace would lock none).
+  const lock = async (): Promise<number> => {
+    const [row] = await tx.query<{ n: number | string | null }>(
+      sql`SELECT SUM(CASE WHEN held.address IN (SELECT address FROM import_pairs) THEN 1 ELSE 0 END) AS n
+          FROM (SELECT address FROM tracked_addresses WHERE account_id = ${accountKey(accountId)}
+            ${mode === 'replace' ? sql`` : sql`AND address IN (SELECT address FROM import_pairs)`}
+            ORDER BY address${forUpdate(tx.dialect)}) held`,
+    );
+    return Number(row?.n ?? 0);
+  };
+  let newlyTracked = await track();
+  // A row the inserts found and another change deleted before the lock (an untracking, another
+  // replace) is skipped by it: inserted again, as this import's own.
+  while ((await lock()) < addresses) newlyTracked += await track();
 
   let removed = 0;
   if (mode === 'replace') removed = await removeWhatTheFileLacks(tx, accountId, change);

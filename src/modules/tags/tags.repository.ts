@@ -162,8 +162,14 @@ export class TagsRepository {
         if (before.size > 0) await shareAddresses(tx, ordered);
         target = { id, name: tag, created, part: await readMembersPart(tx, id, untagged, created) };
       }
-      const inserted = await insertTracked(tx, accountId, ordered, now, target === undefined ? 0 : 1);
-      await lockTrackedRows(tx, accountId, ordered);
+      const flag = target === undefined ? 0 : 1;
+      const inserted = await insertTracked(tx, accountId, ordered, now, flag);
+      // A row found by the insert and deleted by another change before this one could lock it is
+      // inserted again, as this change's own: an address this change tags or tracks stays tracked.
+      for (let missing = await lockTrackedRows(tx, accountId, ordered); missing.length > 0;) {
+        for (const address of await insertTracked(tx, accountId, missing, now, flag)) inserted.add(address);
+        missing = await lockTrackedRows(tx, accountId, missing);
+      }
       // The reserved tag only tracks: the answer is the addresses' tags as they are under the lock.
       if (target === undefined) return listedTagsOf(tx, accountId, ordered);
 

@@ -58,15 +58,20 @@ export const trackedTagged: KeptAggregate = {
 /**
  * Locks the addresses' tracked rows (SELECT … FOR UPDATE) in canonical order, so that two changes
  * sharing addresses queue rather than deadlock. Every change of an address's memberships holds
- * them: the cap is counted under them, and the `tagged` flag written.
+ * them: the cap is counted under them, and the `tagged` flag written. Answers the addresses that
+ * have no row to lock: on PostgreSQL a row that another change deleted while this one waited for
+ * it (an untracking, an import's replace) is skipped, not locked.
  */
-export async function lockTrackedRows(tx: Sql, accountId: number, ordered: readonly string[]): Promise<void> {
+export async function lockTrackedRows(tx: Sql, accountId: number, ordered: readonly string[]): Promise<string[]> {
+  const locked = new Set<string>();
   for (const chunk of addressChunks(ordered)) {
-    await tx.query(
+    const rows = await tx.query<{ address: string }>(
       sql`SELECT address FROM tracked_addresses WHERE account_id = ${accountKey(accountId)} AND address ${inTextsLookedUp(tx.dialect, chunk)}
        ORDER BY address${forUpdate(tx.dialect)}`,
     );
+    for (const row of rows) locked.add(row.address);
   }
+  return ordered.filter((address) => !locked.has(address));
 }
 
 /**
