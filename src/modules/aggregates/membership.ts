@@ -577,15 +577,17 @@ export async function deleteTagAggregates(tx: Sql, tagId: number): Promise<void>
  * change takes them: shared on the addresses' address_stats rows (as readMembersPart), then the
  * tracked rows of the addresses whose memberships change (the cap's lock, under which `tagged` is
  * written), then the tag's row (as applyMembersPart). A tag's deletion shares no address_stats row;
- * `changing` is then its members as last committed, read before any lock.
+ * `changing` is then its members as last committed, read before any lock. Answers those of
+ * `changing` that have no tracked row (not tracked: no change can give them a membership meanwhile).
  */
 export async function lockForMembershipChange(
   tx: Sql,
   tag: { tagId: number; accountId: number },
   shared: readonly string[],
   changing: readonly string[] = shared,
-): Promise<void> {
+): Promise<string[]> {
   await shareAddressRows(tx, [...new Set(shared)].sort(binaryOrder));
-  await lockTrackedRows(tx, tag.accountId, [...new Set(changing)].sort(binaryOrder));
+  const untracked = await lockTrackedRows(tx, tag.accountId, [...new Set(changing)].sort(binaryOrder));
   await lockTags(tx, [tag.tagId]);
+  return untracked;
 }

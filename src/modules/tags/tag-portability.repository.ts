@@ -321,7 +321,7 @@ async function removeWhatTheFileLacks(tx: Sql, accountId: number, change: Change
             AND NOT EXISTS (SELECT 1 FROM import_pairs p WHERE p.tag = ${tag.name} AND p.address = a.address)
             ORDER BY a.address LIMIT ${IMPORT_SLICE}`,
     );
-    for await (const slice of slices) removed += await removeMembers(tx, tag, slice, change);
+    for await (const slice of slices) removed += (await removeMembers(tx, tag, slice, change)).removed;
   }
   await tx.execute(
     sql`DELETE FROM tracked_addresses WHERE account_id = ${accountId}

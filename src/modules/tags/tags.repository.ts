@@ -28,7 +28,7 @@ import {
 } from '../../database/sql';
 import { settingOnce } from '../../database/settings';
 import { type NamedTag as TagByName, TagScope } from '../../core/tags/tag-scope';
-import { listedTags } from '../../core/tags/tag-rules';
+import { listedTags, UNTAGGED } from '../../core/tags/tag-rules';
 import { binaryOrder } from '../../core/text/binary-order';
 
 export interface TagSummaryRow {
@@ -203,30 +203,48 @@ export class TagsRepository {
 
   /**
    * Removes the tag from those addresses (they stay tracked); answers their tags as the removal
-   * left them, read in its transaction (after it, another change could already be in them).
+   * left them. The addresses' tracked rows are held from the removal's lock on, so no other change
+   * moves their tags until it commits; an address without a row then is answered untracked, whatever
+   * a change that tracks it commits meanwhile (PostgreSQL's later statements would see it).
    */
   removeMembers(tag: NamedTag, addresses: readonly string[], change: Change): Promise<Map<string, string[]>> {
     return this.db.transaction(async (tx) => {
-      await removeMembers(tx, tag, addresses, change);
-      return listedTagsOf(tx, tag.accountId, addresses);
+      const { untracked } = await removeMembers(tx, tag, addresses, change);
+      const missing = new Set(untracked);
+      return listedTagsOf(
+        tx,
+        tag.accountId,
+        addresses.filter((address) => !missing.has(address)),
+      );
     });
   }
 
   /**
-   * Stops tracking those of the addresses that carry no tag (the reserved tag's removal). A row that
-   * a tag change holds is checked again once that commits, on its `tagged` as it then is. Answers
-   * the addresses' tags as the change left them, read in its transaction.
+   * Stops tracking those of the addresses that carry no tag (the reserved tag's removal), and
+   * answers the addresses' tags as the change left them. Their tracked rows are locked first, as
+   * every membership change locks them, and read under the lock: rows a tag change holds are read
+   * once it commits, and none of their tags can move until this change commits. An address without
+   * a row then is answered untracked, whatever a change that tracks it commits meanwhile.
    */
   untrack(accountId: number, addresses: readonly string[]): Promise<Map<string, string[]>> {
     return this.db.transaction(async (tx) => {
-      for (const chunk of chunks(addresses)) {
+      const ordered = [...new Set(addresses)].sort(binaryOrder);
+      const missing = new Set(await lockTrackedRows(tx, accountId, ordered));
+      const tags = await listedTagsOf(
+        tx,
+        accountId,
+        ordered.filter((address) => !missing.has(address)),
+      );
+      const untagged = [...tags].filter(([, names]) => names.length === 1 && names[0] === UNTAGGED);
+      for (const chunk of chunks(untagged.map(([address]) => address))) {
         await tx.execute(
           sql`DELETE FROM tracked_addresses WHERE account_id = ${accountKey(accountId)} AND address IN (${list(chunk)})
            AND tagged = 0 AND NOT EXISTS (SELECT 1 FROM address_tags a WHERE a.account_id = tracked_addresses.account_id
                            AND a.address = tracked_addresses.address)`,
         );
       }
-      return listedTagsOf(tx, accountId, addresses);
+      for (const [address] of untagged) tags.delete(address);
+      return tags;
     });
   }
 
@@ -411,9 +429,9 @@ export async function removeMembers(
   tag: NamedTag,
   addresses: readonly string[],
   change: Change,
-): Promise<number> {
+): Promise<{ removed: number; untracked: string[] }> {
   const { tagId } = tag;
-  await lockForMembershipChange(tx, tag, addresses);
+  const untracked = await lockForMembershipChange(tx, tag, addresses);
   const removed: string[] = [];
   for (const chunk of addressChunks(addresses)) {
     const deleted = await tx.query<{ address: string }>(
@@ -421,13 +439,13 @@ export async function removeMembers(
     );
     removed.push(...deleted.map((row) => row.address));
   }
-  if (removed.length === 0) return 0;
+  if (removed.length === 0) return { removed: 0, untracked };
   removed.sort(binaryOrder);
   // Read under the tag's lock: only now is it known which of the addresses were members.
   await applyMembersPart(tx, tagId, await readMembersPart(tx, tagId, removed), -1);
   await recordHistory(tx, tag.accountId, tag.name, removed, 'removed', change);
   await membersChanged(tx, tagId, change.now);
-  return removed.length;
+  return { removed: removed.length, untracked };
 }
 
 /** One history entry per address whose membership of the tag changed. */
