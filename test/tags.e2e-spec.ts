@@ -4,6 +4,7 @@ import { evmAddress, evmAddresses, evmAddressWithBadChecksum, FAMILY_EXAMPLES, t
 import { DATABASES, freshDatabase, startOnFreshDatabase, startTestApp, TestApp } from './support/test-app';
 import { raw, sql } from '../src/database/sql';
 import { untilWaitingForLock, whileRowsLocked } from './support/row-locks';
+import type { Response } from 'supertest';
 
 const EVM_CHAINS = ['ethereum', 'bnb', 'polygon', 'arbitrum', 'optimism', 'base'];
 
@@ -178,13 +179,18 @@ describe.each(DATABASES)('tags on %s', (kind) => {
       expect((await alice().get(`/v2/addresses/${member}`).expect(200)).body.tags).toEqual(['0']);
     });
 
-    it('tracks an address again when its untracking goes first while a POST tagging it waits for its row', async () => {
+    /**
+     * A tracked untagged address, and two requests that wait for its tracked row: its untracking,
+     * which asked first and goes first, deleting the row that `change` found when it tried to
+     * insert its own. Both answers, once the row is released.
+     */
+    async function untrackedWhileWaiting(
+      change: (address: string) => Promise<Response>,
+    ): Promise<{ address: string; untrack: Response; change: Response }> {
       const db = t.app.get(Db);
       const address = evmAddress().canonical;
       await alice().post('/v2/tags/0', [address]).expect(200);
-      // Both wait for the address's tracked row; the untracking asked first and goes first, deleting
-      // the row the POST found when it tried to insert its own.
-      const post = await whileRowsLocked(
+      const sent = await whileRowsLocked(
         db,
         sql`SELECT address FROM tracked_addresses WHERE address = ${address} FOR UPDATE`,
         async () => {
@@ -192,52 +198,45 @@ describe.each(DATABASES)('tags on %s', (kind) => {
             .del('/v2/tags/0/addresses', [address])
             .then((answer) => answer);
           await untilWaitingForLock(db);
-          const tagging = alice()
-            .post('/v2/tags/race_untracked', [address])
-            .then((answer) => answer);
+          const changing = change(address);
           await untilWaitingForLock(db, 15_000, 2);
-          return { untrack, tagging };
+          return { untrack, changing };
         },
       );
-      expect((await post.untrack).body).toEqual([{ address, tags: [], chains: EVM_CHAINS }]);
-      const tagged = await post.tagging;
+      const untrack = await sent.untrack;
+      expect(untrack.body).toEqual([{ address, tags: [], chains: EVM_CHAINS }]);
+      return { address, untrack, change: await sent.changing };
+    }
+
+    it('tracks an address again when its untracking goes first while a POST tagging it waits for its row', async () => {
+      const { address, change: tagged } = await untrackedWhileWaiting((address) =>
+        alice()
+          .post('/v2/tags/race_untracked', [address])
+          .then((answer) => answer),
+      );
       expect(tagged.status).toBe(200);
       expect(tagged.body).toEqual([{ address, tags: ['race_untracked'], chains: EVM_CHAINS }]);
       // Tracked, with the tag, wherever it is read.
       expect((await alice().get(`/v2/addresses/${address}`).expect(200)).body.tags).toEqual(['race_untracked']);
       const members = await alice().get('/v2/tags/race_untracked/addresses').expect(200);
       expect(members.body).toEqual([{ address, tags: ['race_untracked'], chains: EVM_CHAINS }]);
-      const tracked = await db.count(
-        sql`SELECT COUNT(*) FROM tracked_addresses WHERE address = ${address} AND tagged = 1`,
-      );
+      const tracked = await t.app
+        .get(Db)
+        .count(sql`SELECT COUNT(*) FROM tracked_addresses WHERE address = ${address} AND tagged = 1`);
       expect(tracked).toBe(1);
     });
 
     it('tracks an address again when its untracking goes first while an import tagging it waits for its row', async () => {
-      const db = t.app.get(Db);
-      const address = evmAddress().canonical;
-      await alice().post('/v2/tags/0', [address]).expect(200);
-      const imported = await whileRowsLocked(
-        db,
-        sql`SELECT address FROM tracked_addresses WHERE address = ${address} FOR UPDATE`,
-        async () => {
-          const untrack = alice()
-            .del('/v2/tags/0/addresses', [address])
-            .then((answer) => answer);
-          await untilWaitingForLock(db);
-          const importing = t
-            .http()
-            .post('/v2/import/tags')
-            .set('X-API-Key', t.keys.alice)
-            .set('Content-Type', 'text/csv')
-            .send(`address,tag\n${address},race_imported\n`)
-            .then((answer) => answer);
-          await untilWaitingForLock(db, 15_000, 2);
-          return { untrack, importing };
-        },
+      const { address, change: imported } = await untrackedWhileWaiting((address) =>
+        t
+          .http()
+          .post('/v2/import/tags')
+          .set('X-API-Key', t.keys.alice)
+          .set('Content-Type', 'text/csv')
+          .send(`address,tag\n${address},race_imported\n`)
+          .then((answer) => answer),
       );
-      expect((await imported.untrack).body).toEqual([{ address, tags: [], chains: EVM_CHAINS }]);
-      expect((await imported.importing).body).toEqual({
+      expect(imported.body).toEqual({
         addresses: 1,
         added: 1,
         removed: 0,
