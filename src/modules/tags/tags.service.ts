@@ -53,7 +53,7 @@ export class TagsService {
   ): Promise<TaggedAddressDto[]> {
     const scope = await this.scopes.resolve(accountId, tag);
     const canonical = addresses.map((address) => address.canonical);
-    // The tags as the change left them, read in its transaction.
+    // The tags as the change left them, read under its locks.
     const tags =
       scope.kind === 'tag'
         ? await this.tags.removeMembers({ accountId, tagId: scope.tagId, name: tag }, canonical, { key, now: now() })
