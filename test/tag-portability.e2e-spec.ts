@@ -159,6 +159,37 @@ describe.each(DATABASES)('tag export and import on %s', (kind) => {
         );
         expect(await findDrift(db)).toEqual([]);
       });
+
+      it('leaves alone the memberships of an address a merge tracks while a replace of the account goes on', async () => {
+        const db = t.app.get(Db);
+        const alice = await account();
+        // The merge's address first in address order, so that a replace reading the first tag's
+        // members again after its lock would not come back to it.
+        const [joiner, kept] = evmAddresses(2).sort(compareBinary) as [string, string];
+        await alice.post('/v2/tags/race_first', [kept]).expect(200);
+        await alice.post('/v2/tags/race_second', [kept]).expect(200);
+        const firstTag = sql`SELECT id FROM tags WHERE name = 'race_first' AND account_id =
+          (SELECT account_id FROM tracked_addresses WHERE address = ${kept}) FOR UPDATE`;
+        // The merge (a new address, both tags) waits for the first tag's row; the replace (an empty
+        // file) then holds the account's rows, reads the first tag's members and waits behind it.
+        // The merge goes first and commits both tags; the replace, which did not hold the new
+        // address, must not take its second tag while leaving its first (a merge half undone).
+        const { merging, replacing } = await whileRowsLocked(db, firstTag, async () => {
+          const merging = alice
+            .import(`address,tag\n${joiner},race_first\n${joiner},race_second\n`, 'text/csv')
+            .then((response) => response);
+          await untilWaitingForLock(db);
+          const replacing = alice.import('address,tag\n', 'text/csv', '?mode=replace').then((response) => response);
+          await untilWaitingForLock(db, 15_000, 2);
+          return { merging, replacing };
+        });
+        expect((await merging).body).toMatchObject({ addresses: 1, added: 2, removed: 0 });
+        // The replace comes first in the only order that fits: it removed the two memberships of
+        // the address it held, and the merge's address keeps both of its own.
+        expect((await replacing).body).toMatchObject({ addresses: 0, added: 0, removed: 2 });
+        expect(await exported(alice)).toBe(ndjsonOf([[joiner, ['race_first', 'race_second']]]));
+        expect(await findDrift(db)).toEqual([]);
+      });
     }
 
     it('round-trips: an export imported into another account exports identically, as NDJSON and as CSV', async () => {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { applyMembersPart, readMembersPart, shareAddressRowsOf } from '../aggregates/aggregates.service';
 import { accountKey } from '../../database/address-sets';
-import { Db, Sql } from '../../database/db.service';
+import { countOf, Db, Sql } from '../../database/db.service';
 import { analyze, columnTypes, forUpdate, textRows } from '../../database/dialect';
 import { chunks, prepared, raw, sql, SqlFragment } from '../../database/sql';
 import { UNTAGGED } from '../../core/tags/tag-rules';
@@ -209,16 +209,34 @@ async function importInto(
     );
     return untracked;
   };
-  // The cap's lock, as a POST takes it, on every address the import may change (a replace: every
-  // address of the account); answers how many of the file's addresses it holds. Counted over every
-  // row it locks, never joined to the file: a join may stop reading the rows early (an empty file's
-  // replace would lock none).
+  // The cap's lock, as a POST takes it, on every address the import may change; answers how many
+  // of the file's addresses it holds. A replace holds every address of the account, and keeps which
+  // (import_held): what it removes is only theirs, since the memberships of an address it does not
+  // hold are a change that comes after it (its row did not exist when the replace locked them).
+  // Counted over every row it locks, never joined to the file: a join may stop reading the rows
+  // early (an empty file's replace would lock none).
+  if (mode === 'replace') {
+    await tx.execute(sql`CREATE TEMP TABLE import_held (address ${raw(types.text)} NOT NULL PRIMARY KEY)`);
+  }
   const lock = async (): Promise<number> => {
+    if (mode === 'replace') {
+      await tx.execute(
+        sql`INSERT INTO import_held (address)
+            SELECT address FROM tracked_addresses WHERE account_id = ${accountKey(accountId)}
+            ORDER BY address${forUpdate(tx.dialect)}
+            ON CONFLICT (address) DO NOTHING`,
+      );
+      return countOf(
+        await tx.query(
+          sql`SELECT COUNT(*) FROM (SELECT DISTINCT address FROM import_pairs) p
+              WHERE p.address IN (SELECT address FROM import_held)`,
+        ),
+      );
+    }
     const [row] = await tx.query<{ n: number | string | null }>(
       sql`SELECT SUM(CASE WHEN held.address IN (SELECT address FROM import_pairs) THEN 1 ELSE 0 END) AS n
           FROM (SELECT address FROM tracked_addresses WHERE account_id = ${accountKey(accountId)}
-            ${mode === 'replace' ? sql`` : sql`AND address IN (SELECT address FROM import_pairs)`}
-            ORDER BY address${forUpdate(tx.dialect)}) held`,
+            AND address IN (SELECT address FROM import_pairs) ORDER BY address${forUpdate(tx.dialect)}) held`,
     );
     return Number(row?.n ?? 0);
   };
@@ -289,6 +307,7 @@ async function importInto(
   }
 
   await tx.execute(sql`DROP TABLE import_pairs`);
+  if (mode === 'replace') await tx.execute(sql`DROP TABLE import_held`);
   return {
     addresses,
     added: added + newlyTracked,
@@ -301,10 +320,13 @@ async function importInto(
  * For a replace: every membership of the account's tags that the file does not list goes, as a
  * DELETE of those addresses would take it; addresses the file does not name at all stop being
  * tracked. Answers the pairs removed: memberships, and a `0` for each address that carried no tag.
+ * Only the addresses the replace holds (import_held) are changed: no other change can move their
+ * memberships meanwhile, so each slice read is what its removal finds.
  */
 async function removeWhatTheFileLacks(tx: Sql, accountId: number, change: Change): Promise<number> {
+  const held = sql`IN (SELECT address FROM import_held)`;
   const [untracking] = await tx.query<{ n: number | string }>(
-    sql`SELECT COUNT(*) AS n FROM tracked_addresses tr WHERE tr.account_id = ${accountId}
+    sql`SELECT COUNT(*) AS n FROM tracked_addresses tr WHERE tr.account_id = ${accountId} AND tr.address ${held}
         AND NOT EXISTS (SELECT 1 FROM import_pairs p WHERE p.address = tr.address)
         AND NOT EXISTS (SELECT 1 FROM address_tags a WHERE a.account_id = tr.account_id AND a.address = tr.address)`,
   );
@@ -318,13 +340,14 @@ async function removeWhatTheFileLacks(tx: Sql, accountId: number, change: Change
       tx,
       (after) =>
         sql`SELECT a.address FROM address_tags a WHERE a.tag_id = ${tag.tagId} AND a.address > ${after}
+            AND a.address ${held}
             AND NOT EXISTS (SELECT 1 FROM import_pairs p WHERE p.tag = ${tag.name} AND p.address = a.address)
             ORDER BY a.address LIMIT ${IMPORT_SLICE}`,
     );
     for await (const slice of slices) removed += (await removeMembers(tx, tag, slice, change)).removed;
   }
   await tx.execute(
-    sql`DELETE FROM tracked_addresses WHERE account_id = ${accountId}
+    sql`DELETE FROM tracked_addresses WHERE account_id = ${accountId} AND address ${held}
         AND address NOT IN (SELECT address FROM import_pairs)
         AND NOT EXISTS (SELECT 1 FROM address_tags a WHERE a.account_id = tracked_addresses.account_id
                         AND a.address = tracked_addresses.address)`,
