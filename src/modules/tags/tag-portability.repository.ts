@@ -213,8 +213,8 @@ async function importInto(
   // of the file's addresses it holds. A replace holds every address of the account, and keeps which
   // (import_held): what it removes is only theirs, since the memberships of an address it does not
   // hold are a change that comes after it (its row did not exist when the replace locked them).
-  // Counted over every row it locks, never joined to the file: a join may stop reading the rows
-  // early (an empty file's replace would lock none).
+  // A replace counts apart from its locking statement: joining the locked rows to the file could
+  // stop reading them early (an empty file's replace would lock none).
   if (mode === 'replace') {
     await tx.execute(sql`CREATE TEMP TABLE import_held (address ${raw(types.text)} NOT NULL PRIMARY KEY)`);
   }
@@ -233,12 +233,12 @@ async function importInto(
         ),
       );
     }
-    const [row] = await tx.query<{ n: number | string | null }>(
-      sql`SELECT SUM(CASE WHEN held.address IN (SELECT address FROM import_pairs) THEN 1 ELSE 0 END) AS n
-          FROM (SELECT address FROM tracked_addresses WHERE account_id = ${accountKey(accountId)}
+    return countOf(
+      await tx.query(
+        sql`SELECT COUNT(*) FROM (SELECT address FROM tracked_addresses WHERE account_id = ${accountKey(accountId)}
             AND address IN (SELECT address FROM import_pairs) ORDER BY address${forUpdate(tx.dialect)}) held`,
+      ),
     );
-    return Number(row?.n ?? 0);
   };
   let newlyTracked = await track();
   // A row the inserts found and another change deleted before the lock (an untracking, another
