@@ -179,6 +179,39 @@ describe.each(DATABASES)('tags on %s', (kind) => {
       expect((await alice().get(`/v2/addresses/${member}`).expect(200)).body.tags).toEqual(['0']);
     });
 
+    it('answers TAG_NOT_FOUND to the second of two deletions of a tag sent at once', async () => {
+      const db = t.app.get(Db);
+      const [member] = evmAddresses(1) as [string];
+      await alice().post('/v2/tags/race_deleted_twice', [member]).expect(200);
+      const [{ id }] = (await db.query<{ id: number | string }>(
+        sql`SELECT id FROM tags WHERE name = 'race_deleted_twice'`,
+      )) as [{ id: number | string }];
+      // Both find the tag; the first waits for its row, the second for the member's tracked row,
+      // which the first holds by then.
+      const { first, second } = await whileRowsLocked(
+        db,
+        sql`SELECT tag_id FROM tag_stats WHERE tag_id = ${Number(id)} FOR UPDATE`,
+        async () => {
+          const first = alice()
+            .del('/v2/tags/race_deleted_twice')
+            .then((answer) => answer);
+          await untilWaitingForLock(db);
+          const second = alice()
+            .del('/v2/tags/race_deleted_twice')
+            .then((answer) => answer);
+          await untilWaitingForLock(db, 15_000, 2);
+          return { first, second };
+        },
+      );
+      expect((await first).status).toBe(204);
+      const late = await second;
+      expect(late.status).toBe(404);
+      expect(late.body.code).toBe('TAG_NOT_FOUND');
+      await alice().get('/v2/tags/race_deleted_twice').expect(404);
+      const removals = await alice().get('/v2/tags/race_deleted_twice/history').expect(200);
+      expect(removals.body.map((entry: { action: string }) => entry.action)).toEqual(['removed', 'added']);
+    });
+
     /**
      * A tracked untagged address, and two requests that wait for its tracked row: its untracking,
      * which asked first and goes first, deleting the row that `change` found when it tried to

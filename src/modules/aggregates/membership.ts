@@ -578,16 +578,17 @@ export async function deleteTagAggregates(tx: Sql, tagId: number): Promise<void>
  * tracked rows of the addresses whose memberships change (the cap's lock, under which `tagged` is
  * written), then the tag's row (as applyMembersPart). A tag's deletion shares no address_stats row;
  * `changing` is then its members as last committed, read before any lock. Answers those of
- * `changing` that have no tracked row (not tracked: no change can give them a membership meanwhile).
+ * `changing` that have no tracked row (not tracked: no change can give them a membership meanwhile),
+ * and whether the tag's row was still there to lock (false: another request deleted the tag).
  */
 export async function lockForMembershipChange(
   tx: Sql,
   tag: { tagId: number; accountId: number },
   shared: readonly string[],
   changing: readonly string[] = shared,
-): Promise<string[]> {
+): Promise<{ untracked: string[]; live: boolean }> {
   await shareAddressRows(tx, [...new Set(shared)].sort(binaryOrder));
   const untracked = await lockTrackedRows(tx, tag.accountId, [...new Set(changing)].sort(binaryOrder));
-  await lockTags(tx, [tag.tagId]);
-  return untracked;
+  const live = await lockTags(tx, [tag.tagId]);
+  return { untracked, live: live.length > 0 };
 }

@@ -254,18 +254,21 @@ export class TagsRepository {
    * `removed` for each of its last members. Should an address join it between the members' reading
    * and the tag's lock, its tracked row is locked after the tag's, out of order: PostgreSQL may
    * then pick one of two such changes as a deadlock victim, and Db.transaction runs it again.
+   * Answers false, changing nothing, when another request deleted the tag after this one found it
+   * (its row was gone when locked).
    */
-  async deleteTag(tag: NamedTag, change: Change): Promise<void> {
-    await this.db.transaction(async (tx) => {
+  async deleteTag(tag: NamedTag, change: Change): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
       const members = await tx.query<{ address: string }>(
         sql`SELECT address FROM address_tags WHERE tag_id = ${tag.tagId}`,
       );
-      await lockForMembershipChange(
+      const { live } = await lockForMembershipChange(
         tx,
         tag,
         [],
         members.map((row) => row.address),
       );
+      if (!live) return false;
       await tx.execute(
         sql`INSERT INTO tag_history (account_id, tag, address, action, key_prefix, at)
             SELECT ${tag.accountId}, ${tag.name}, address, 'removed', ${change.key}, ${change.now}
@@ -274,6 +277,7 @@ export class TagsRepository {
       await deleteTagAggregates(tx, tag.tagId);
       await tx.execute(sql`DELETE FROM address_tags WHERE tag_id = ${tag.tagId}`);
       await tx.execute(sql`DELETE FROM tags WHERE id = ${tag.tagId}`);
+      return true;
     });
   }
 
@@ -431,7 +435,7 @@ export async function removeMembers(
   change: Change,
 ): Promise<{ removed: number; untracked: string[] }> {
   const { tagId } = tag;
-  const untracked = await lockForMembershipChange(tx, tag, addresses);
+  const { untracked } = await lockForMembershipChange(tx, tag, addresses);
   const removed: string[] = [];
   for (const chunk of addressChunks(addresses)) {
     const deleted = await tx.query<{ address: string }>(

@@ -70,8 +70,11 @@ export class TagsService {
       );
     }
     const scope = await this.scopes.resolve(accountId, tag);
-    if (scope.kind === 'tag')
-      await this.tags.deleteTag({ accountId, tagId: scope.tagId, name: tag }, { key, now: now() });
+    if (scope.kind !== 'tag') return;
+    // Deleted by another request after this one found it: gone, as if that one came first (should a
+    // request have created the tag anew since, this deletion is before it).
+    if (!(await this.tags.deleteTag({ accountId, tagId: scope.tagId, name: tag }, { key, now: now() })))
+      throw this.scopes.notFound(tag);
   }
 
   /**
