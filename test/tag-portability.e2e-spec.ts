@@ -190,6 +190,32 @@ describe.each(DATABASES)('tag export and import on %s', (kind) => {
         expect(await exported(alice)).toBe(ndjsonOf([[joiner, ['race_first', 'race_second']]]));
         expect(await findDrift(db)).toEqual([]);
       });
+
+      it('replaces what a change that went before it did in whole, the addresses it tracked included', async () => {
+        const db = t.app.get(Db);
+        const alice = await account();
+        const [shared, fresh] = evmAddresses(2) as [string, string];
+        await alice.post('/v2/tags/0', [shared]).expect(200);
+        // The POST (the tracked address and a new one) waits for the tracked row; the replace (an
+        // empty file) waits behind it. The POST goes first and commits both memberships; the replace
+        // then comes after all of it, the new address's membership included, which its locking
+        // statement, started before that commit, did not see.
+        const { posting, replacing } = await whileRowsLocked(
+          db,
+          sql`SELECT address FROM tracked_addresses WHERE address = ${shared} FOR UPDATE`,
+          async () => {
+            const posting = alice.post('/v2/tags/race_before', [shared, fresh]).then((response) => response);
+            await untilWaitingForLock(db);
+            const replacing = alice.import('address,tag\n', 'text/csv', '?mode=replace').then((response) => response);
+            await untilWaitingForLock(db, 15_000, 2);
+            return { posting, replacing };
+          },
+        );
+        expect((await posting).status).toBe(200);
+        expect((await replacing).body).toMatchObject({ addresses: 0, added: 0, removed: 2 });
+        expect(await exported(alice)).toBe('');
+        expect(await findDrift(db)).toEqual([]);
+      });
     }
 
     it('round-trips: an export imported into another account exports identically, as NDJSON and as CSV', async () => {
