@@ -9,7 +9,7 @@ import { evmAddress, evmAddresses, FAMILY_EXAMPLES, tagNames } from './support/a
 import { runCli } from './support/cli';
 import { addressOn, compareBinary, holdingLine, ndjson, transaction, transactionLine } from './support/factories';
 import { untilWaitingForLock, whileRowsLocked } from './support/row-locks';
-import { DATABASES, startOnFreshDatabase, TestApp } from './support/test-app';
+import { asText, DATABASES, startOnFreshDatabase, TestApp } from './support/test-app';
 
 const NDJSON = 'application/x-ndjson';
 
@@ -33,18 +33,7 @@ describe.each(DATABASES)('tag export and import on %s', (kind) => {
     get: (path: string) => t.http().get(path).set('X-API-Key', key),
     del: (path: string) => t.http().delete(path).set('X-API-Key', key),
     exportCsv: () => t.http().get('/v2/export/tags').set('X-API-Key', key).set('Accept', 'text/csv').buffer(true),
-    exportNdjson: () =>
-      t
-        .http()
-        .get('/v2/export/tags')
-        .set('X-API-Key', key)
-        .buffer(true)
-        .parse((response, callback) => {
-          let text = '';
-          response.setEncoding('utf8');
-          response.on('data', (chunk: string) => (text += chunk));
-          response.on('end', () => callback(null, text));
-        }),
+    exportNdjson: () => t.http().get('/v2/export/tags').set('X-API-Key', key).buffer(true).parse(asText),
     import: (body: string, type: string, query = '') =>
       t.http().post(`/v2/import/tags${query}`).set('X-API-Key', key).set('Content-Type', type).send(body),
   });

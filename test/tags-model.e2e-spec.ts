@@ -4,7 +4,7 @@ import { evmAddress, FAMILY_EXAMPLES } from './support/addresses';
 import { compareBinary } from './support/factories';
 import { Db } from '../src/database/db.service';
 import { findDrift } from '../src/modules/aggregates/aggregates.service';
-import { DATABASES, startOnFreshDatabase, TestApp } from './support/test-app';
+import { asText, DATABASES, startOnFreshDatabase, TestApp } from './support/test-app';
 
 /**
  * The tag routes against a model of what docs/tags.md says they do: random sequences of tag
@@ -301,15 +301,7 @@ describe.each(DATABASES)('the tag routes against a model of their rules, on %s',
   };
 
   async function exported(who: Account): Promise<string> {
-    const response = await get(who, '/v2/export/tags')
-      .buffer(true)
-      .parse((res, callback) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => callback(null, text));
-      })
-      .expect(200);
+    const response = await get(who, '/v2/export/tags').buffer(true).parse(asText).expect(200);
     return response.body as string;
   }
 
@@ -480,11 +472,12 @@ describe.each(DATABASES)('the tag routes against a model of their rules, on %s',
             expected[at] = outcome.answer;
             trial = outcome.models;
           }
-          if (isDeepStrictEqual(expected, answers) && isDeepStrictEqual(snapshotOf(trial), state)) {
+          const sameState = isDeepStrictEqual(snapshotOf(trial), state);
+          if (isDeepStrictEqual(expected, answers) && sameState) {
             found = trial;
             break;
           }
-          tried.push(`order ${order.join(',')}: expected ${JSON.stringify(expected)}`);
+          tried.push(`order ${order.join(',')} (${sameState ? 'same' : 'another'} state): ${JSON.stringify(expected)}`);
         }
         if (found === undefined) {
           // The first order's expectations, compared in full, say what differs.
@@ -495,8 +488,16 @@ describe.each(DATABASES)('the tag routes against a model of their rules, on %s',
             },
             { models, answers: [] },
           );
-          expect({ answers, state }).toEqual({ answers: first.answers, state: snapshotOf(first.models) });
-          throw new Error(`no order of the batch gives its answers and state:\n${tried.join('\n')}`);
+          let difference = '';
+          try {
+            expect({ answers, state }).toEqual({ answers: first.answers, state: snapshotOf(first.models) });
+          } catch (error) {
+            difference = (error as Error).message;
+          }
+          throw new Error(
+            `no order of the batch gives its answers and state; answered ${JSON.stringify(answers)}, where\n` +
+              `${tried.join('\n')}\nand against the first order:\n${difference}`,
+          );
         }
         models = found;
         const touched = requests.flatMap((request) => [

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Client } from 'pg';
 import type { DestinationStream } from 'pino';
-import request from 'supertest';
+import request, { type Response } from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { createApp } from '../../src/app.factory';
 import { parseConfig, PriceSourceConfig } from '../../src/config/config';
@@ -134,4 +134,15 @@ export async function startOnFreshDatabase(
       await db.drop();
     },
   };
+}
+
+/**
+ * A response's body as one text, for `.buffer(true).parse(asText)`: supertest parses only the
+ * types it knows, and NDJSON is not one of them.
+ */
+export function asText(response: Response, callback: (error: Error | null, body: string) => void): void {
+  let text = '';
+  response.setEncoding('utf8');
+  response.on('data', (chunk: string) => (text += chunk));
+  response.on('end', () => callback(null, text));
 }
