@@ -4,6 +4,7 @@ import { evmAddress, evmAddresses, evmAddressWithBadChecksum, FAMILY_EXAMPLES, t
 import { DATABASES, freshDatabase, startOnFreshDatabase, startTestApp, TestApp } from './support/test-app';
 import { raw, sql } from '../src/database/sql';
 import { untilWaitingForLock, whileRowsLocked } from './support/row-locks';
+import { compareBinary } from './support/factories';
 import type { Response } from 'supertest';
 
 const EVM_CHAINS = ['ethereum', 'bnb', 'polygon', 'arbitrum', 'optimism', 'base'];
@@ -210,6 +211,33 @@ describe.each(DATABASES)('tags on %s', (kind) => {
       await alice().get('/v2/tags/race_deleted_twice').expect(404);
       const removals = await alice().get('/v2/tags/race_deleted_twice/history').expect(200);
       expect(removals.body.map((entry: { action: string }) => entry.action)).toEqual(['removed', 'added']);
+    });
+
+    it('answers TAG_NOT_FOUND to a removal from a tag deleted and created again while it waits', async () => {
+      const db = t.app.get(Db);
+      const [blocker, member] = evmAddresses(2).sort(compareBinary) as [string, string];
+      await alice().post('/v2/tags/0', [blocker]).expect(200);
+      await alice().post('/v2/tags/race_removed_from', [member]).expect(200);
+      // The removal finds the tag and waits for the blocker's tracked row, the first in address
+      // order; meanwhile the tag is deleted and created again with the member.
+      const { removing } = await whileRowsLocked(
+        db,
+        sql`SELECT address FROM tracked_addresses WHERE address = ${blocker} FOR UPDATE`,
+        async () => {
+          const removing = alice()
+            .del('/v2/tags/race_removed_from/addresses', [blocker, member])
+            .then((answer) => answer);
+          await untilWaitingForLock(db);
+          await alice().del('/v2/tags/race_removed_from').expect(204);
+          await alice().post('/v2/tags/race_removed_from', [member]).expect(200);
+          return { removing };
+        },
+      );
+      // Only the order deletion, removal, creation fits both: the removal finds no tag.
+      const removal = await removing;
+      expect(removal.status).toBe(404);
+      expect(removal.body.code).toBe('TAG_NOT_FOUND');
+      expect((await alice().get(`/v2/addresses/${member}`).expect(200)).body.tags).toEqual(['race_removed_from']);
     });
 
     /**

@@ -206,10 +206,17 @@ export class TagsRepository {
    * left them. The addresses' tracked rows are held from the removal's lock on, so no other change
    * moves their tags until it commits; an address without a row then is answered untracked, whatever
    * a change that tracks it commits meanwhile (PostgreSQL's later statements would see it).
+   * Answers undefined, changing nothing, when another request deleted the tag after this one found
+   * it (its row was gone when locked).
    */
-  removeMembers(tag: NamedTag, addresses: readonly string[], change: Change): Promise<Map<string, string[]>> {
+  removeMembers(
+    tag: NamedTag,
+    addresses: readonly string[],
+    change: Change,
+  ): Promise<Map<string, string[]> | undefined> {
     return this.db.transaction(async (tx) => {
-      const { untracked } = await removeMembers(tx, tag, addresses, change);
+      const { untracked, live } = await removeMembers(tx, tag, addresses, change);
+      if (!live) return undefined;
       const missing = new Set(untracked);
       return listedTagsOf(
         tx,
@@ -426,16 +433,18 @@ function sameAddresses(a: readonly string[], b: readonly string[]): boolean {
 
 /**
  * Removes the tag from those of the addresses that carry it, with the kept aggregates and the
- * history in the same transaction; answers how many did.
+ * history in the same transaction; answers how many did, which of the addresses were not tracked,
+ * and whether the tag was still there (a tag another request deleted is left alone).
  */
 export async function removeMembers(
   tx: Sql,
   tag: NamedTag,
   addresses: readonly string[],
   change: Change,
-): Promise<{ removed: number; untracked: string[] }> {
+): Promise<{ removed: number; untracked: string[]; live: boolean }> {
   const { tagId } = tag;
-  const { untracked } = await lockForMembershipChange(tx, tag, addresses);
+  const { untracked, live } = await lockForMembershipChange(tx, tag, addresses);
+  if (!live) return { removed: 0, untracked, live };
   const removed: string[] = [];
   for (const chunk of addressChunks(addresses)) {
     const deleted = await tx.query<{ address: string }>(
@@ -443,13 +452,13 @@ export async function removeMembers(
     );
     removed.push(...deleted.map((row) => row.address));
   }
-  if (removed.length === 0) return { removed: 0, untracked };
+  if (removed.length === 0) return { removed: 0, untracked, live };
   removed.sort(binaryOrder);
   // Read under the tag's lock: only now is it known which of the addresses were members.
   await applyMembersPart(tx, tagId, await readMembersPart(tx, tagId, removed), -1);
   await recordHistory(tx, tag.accountId, tag.name, removed, 'removed', change);
   await membersChanged(tx, tagId, change.now);
-  return { removed: removed.length, untracked };
+  return { removed: removed.length, untracked, live };
 }
 
 /** One history entry per address whose membership of the tag changed. */

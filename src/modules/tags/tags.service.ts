@@ -58,6 +58,8 @@ export class TagsService {
       scope.kind === 'tag'
         ? await this.tags.removeMembers({ accountId, tagId: scope.tagId, name: tag }, canonical, { key, now: now() })
         : await this.tags.untrack(accountId, canonical);
+    // Deleted by another request after this one found it: gone, as if that one came first.
+    if (tags === undefined) throw this.scopes.notFound(tag);
     return recordsOf(addresses, tags);
   }
 
