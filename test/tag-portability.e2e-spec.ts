@@ -149,20 +149,20 @@ describe.each(DATABASES)('tag export and import on %s', (kind) => {
         expect(await findDrift(db)).toEqual([]);
       });
 
-      it('leaves alone the memberships of an address a merge tracks while a replace of the account goes on', async () => {
+      it('undoes the whole of a merge that went before it, the address the merge tracked included', async () => {
         const db = t.app.get(Db);
         const alice = await account();
         // The merge's address first in address order, so that a replace reading the first tag's
-        // members again after its lock would not come back to it.
+        // members slice by slice would not come back to it.
         const [joiner, kept] = evmAddresses(2).sort(compareBinary) as [string, string];
         await alice.post('/v2/tags/race_first', [kept]).expect(200);
         await alice.post('/v2/tags/race_second', [kept]).expect(200);
         const firstTag = sql`SELECT id FROM tags WHERE name = 'race_first' AND account_id =
           (SELECT account_id FROM tracked_addresses WHERE address = ${kept}) FOR UPDATE`;
         // The merge (a new address, both tags) waits for the first tag's row; the replace (an empty
-        // file) then holds the account's rows, reads the first tag's members and waits behind it.
-        // The merge goes first and commits both tags; the replace, which did not hold the new
-        // address, must not take its second tag while leaving its first (a merge half undone).
+        // file) waits for the merge. The merge goes first and commits both tags; the replace then
+        // removes them all, the new address's too: not its second tag alone (a merge half undone),
+        // nor none of its (a replace that missed an address).
         const { merging, replacing } = await whileRowsLocked(db, firstTag, async () => {
           const merging = alice
             .import(`address,tag\n${joiner},race_first\n${joiner},race_second\n`, 'text/csv')
@@ -173,10 +173,40 @@ describe.each(DATABASES)('tag export and import on %s', (kind) => {
           return { merging, replacing };
         });
         expect((await merging).body).toMatchObject({ addresses: 1, added: 2, removed: 0 });
-        // The replace comes first in the only order that fits: it removed the two memberships of
-        // the address it held, and the merge's address keeps both of its own.
-        expect((await replacing).body).toMatchObject({ addresses: 0, added: 0, removed: 2 });
-        expect(await exported(alice)).toBe(ndjsonOf([[joiner, ['race_first', 'race_second']]]));
+        expect((await replacing).body).toMatchObject({ addresses: 0, added: 0, removed: 4 });
+        expect(await exported(alice)).toBe('');
+        expect(await findDrift(db)).toEqual([]);
+      });
+
+      it('takes turns between two replaces that each track an address the account did not have', async () => {
+        const db = t.app.get(Db);
+        const alice = await account();
+        const [first, second, scratch] = evmAddresses(3) as [string, string, string];
+        // Two tags with no members, on an account that tracks nothing.
+        for (const tag of ['turn_first', 'turn_second']) {
+          await alice.post(`/v2/tags/${tag}`, [scratch]).expect(200);
+          await alice.del(`/v2/tags/${tag}/addresses`).send([scratch]).expect(200);
+        }
+        await alice.del('/v2/tags/0/addresses').send([scratch]).expect(200);
+        const tagRows = sql`SELECT tag_id FROM tag_stats
+          WHERE tag_id IN (SELECT id FROM tags WHERE name IN ('turn_first', 'turn_second')) ORDER BY tag_id FOR UPDATE`;
+        // Each replace tracks its address, then waits for its tag's row to add it. Had the second
+        // not waited for the first to commit, neither would have seen the other's address: both
+        // kept, where either order leaves one.
+        const { replacingFirst, replacingSecond } = await whileRowsLocked(db, tagRows, async () => {
+          const replacingFirst = alice
+            .import(`address,tag\n${first},turn_first\n`, 'text/csv', '?mode=replace')
+            .then((response) => response);
+          await untilWaitingForLock(db);
+          const replacingSecond = alice
+            .import(`address,tag\n${second},turn_second\n`, 'text/csv', '?mode=replace')
+            .then((response) => response);
+          await untilWaitingForLock(db, 15_000, 2);
+          return { replacingFirst, replacingSecond };
+        });
+        expect((await replacingFirst).body).toMatchObject({ addresses: 1, added: 1, removed: 0 });
+        expect((await replacingSecond).body).toMatchObject({ addresses: 1, added: 1, removed: 1 });
+        expect(await exported(alice)).toBe(ndjsonOf([[second, ['turn_second']]]));
         expect(await findDrift(db)).toEqual([]);
       });
 

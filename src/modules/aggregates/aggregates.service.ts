@@ -21,4 +21,4 @@ export {
 export { pairedAddresses } from './tables/address-pairs';
 export { shareAddressRowsOf } from './tables/address-stats';
 export { createTagStats } from './tables/tag-stats';
-export { flagFirstTags, lockTrackedRows } from './tables/tracked-tagged';
+export { flagFirstTags, lockTrackedRows, lockTrackedSet } from './tables/tracked-tagged';

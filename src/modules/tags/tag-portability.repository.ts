@@ -1,5 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { applyMembersPart, readMembersPart, shareAddressRowsOf } from '../aggregates/aggregates.service';
+import {
+  applyMembersPart,
+  lockTrackedSet,
+  readMembersPart,
+  shareAddressRowsOf,
+} from '../aggregates/aggregates.service';
 import { accountKey } from '../../database/address-sets';
 import { countOf, Db, Sql } from '../../database/db.service';
 import { analyze, columnTypes, forUpdate, textRows } from '../../database/dialect';
@@ -211,28 +216,22 @@ async function importInto(
   };
   // The cap's lock, as a POST takes it, on every address the import may change; answers how many
   // of the file's addresses it holds. A replace holds every address of the account, and keeps which
-  // (import_held): what it removes is only theirs, since the memberships of an address it does not
-  // hold are a change that comes after it. That holds once a statement finds no row it does not hold
-  // yet: a change that this one waited for (holding a row of the account) may have tracked new
-  // addresses too, which the statement that waited does not see (PostgreSQL reads from the snapshot
-  // it started with) but the next one does; a change that commits after that next one started took
-  // none of the rows held then, so it comes after. A replace counts apart from its locking
-  // statement: joining the locked rows to the file could stop reading them early (an empty file's
-  // replace would lock none).
+  // (import_held): what it removes is only theirs. It holds the account's tracked set alone
+  // (lockTrackedSet) from before its first insert, so no change tracks an address meanwhile; a
+  // change it waited for there has committed, and its locking statement sees all that change did.
+  // A replace counts apart from its locking statement: joining the locked rows to the file could
+  // stop reading them early (an empty file's replace would lock none).
   if (mode === 'replace') {
     await tx.execute(sql`CREATE TEMP TABLE import_held (address ${raw(types.text)} NOT NULL PRIMARY KEY)`);
   }
   const lock = async (): Promise<number> => {
     if (mode === 'replace') {
-      for (;;) {
-        const held = await tx.execute(
-          sql`INSERT INTO import_held (address)
-              SELECT address FROM tracked_addresses WHERE account_id = ${accountKey(accountId)}
-              AND address NOT IN (SELECT address FROM import_held)
-              ORDER BY address${forUpdate(tx.dialect)}`,
-        );
-        if (held === 0) break;
-      }
+      await tx.execute(
+        sql`INSERT INTO import_held (address)
+            SELECT address FROM tracked_addresses WHERE account_id = ${accountKey(accountId)}
+            AND address NOT IN (SELECT address FROM import_held)
+            ORDER BY address${forUpdate(tx.dialect)}`,
+      );
       return countOf(
         await tx.query(
           sql`SELECT COUNT(*) FROM (SELECT DISTINCT address FROM import_pairs) p
@@ -247,6 +246,7 @@ async function importInto(
       ),
     );
   };
+  await lockTrackedSet(tx, accountId, mode === 'replace' ? 'replacing' : 'adding');
   let newlyTracked = await track();
   // A row the inserts found and another change deleted before the lock (an untracking, another
   // replace) is skipped by it: inserted again, as this import's own.

@@ -10,6 +10,7 @@ import {
   flagFirstTags,
   lockForMembershipChange,
   lockTrackedRows,
+  lockTrackedSet,
   type MembersPart,
   readMembersPart,
   shareAddresses,
@@ -163,6 +164,7 @@ export class TagsRepository {
         target = { id, name: tag, created, part: await readMembersPart(tx, id, untagged, created) };
       }
       const flag = target === undefined ? 0 : 1;
+      await lockTrackedSet(tx, accountId, 'adding');
       const inserted = await insertTracked(tx, accountId, ordered, now, flag);
       // A row found by the insert and deleted by another change before this one could lock it is
       // inserted again, as this change's own: an address this change tags or tracks stays tracked.

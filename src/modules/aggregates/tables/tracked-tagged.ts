@@ -1,7 +1,7 @@
 import type { Sql } from '../../../database/db.service';
 import { accountKey } from '../../../database/address-sets';
 import { forUpdate, inTextsLookedUp } from '../../../database/dialect';
-import { addressChunks, sql } from '../../../database/sql';
+import { addressChunks, prepared, sql } from '../../../database/sql';
 import type { KeptAggregate, TagPart } from '../kept-aggregate';
 
 /**
@@ -54,6 +54,27 @@ export const trackedTagged: KeptAggregate = {
     );
   },
 };
+
+/** PostgreSQL's advisory lock on an account's tracked set: this key and the account's id (two keys). */
+const TRACKED_SET_LOCK = 7_211_004;
+
+/**
+ * The account's set of tracked addresses as a whole, until the commit (PostgreSQL; SQLite's writers
+ * take turns). A change that may add to it (a POST, an import's merge) holds it shared; an import's
+ * replace, which changes the whole set, holds it alone. Locks on the rows cannot do that: a row
+ * that does not exist yet cannot be locked, and two replaces that each tracked an address the
+ * other did not see would fit no order. Taken after the change's address_stats rows and before
+ * any tracked row (src/modules/aggregates/README.md, "Locking").
+ */
+export async function lockTrackedSet(tx: Sql, accountId: number, mode: 'adding' | 'replacing'): Promise<void> {
+  if (tx.dialect !== 'postgres') return;
+  const keys = sql`CAST(${TRACKED_SET_LOCK} AS integer), CAST(${accountId} AS integer)`;
+  await tx.query(
+    mode === 'replacing'
+      ? sql`SELECT pg_advisory_xact_lock(${keys})`
+      : prepared(sql`SELECT pg_advisory_xact_lock_shared(${keys})`),
+  );
+}
 
 /**
  * Locks the addresses' tracked rows (SELECT … FOR UPDATE) in canonical order, so that two changes
