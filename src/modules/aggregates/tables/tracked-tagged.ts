@@ -55,7 +55,10 @@ export const trackedTagged: KeptAggregate = {
   },
 };
 
-/** PostgreSQL's advisory lock on an account's tracked set: this key and the account's id (two keys). */
+/**
+ * PostgreSQL's advisory lock on an account's tracked set: this key and the account's id (two keys of
+ * 32 bits; ids beyond share a lock with a smaller one, which only makes their changes take turns).
+ */
 const TRACKED_SET_LOCK = 7_211_004;
 
 /**
@@ -68,7 +71,7 @@ const TRACKED_SET_LOCK = 7_211_004;
  */
 export async function lockTrackedSet(tx: Sql, accountId: number, mode: 'adding' | 'replacing'): Promise<void> {
   if (tx.dialect !== 'postgres') return;
-  const keys = sql`CAST(${TRACKED_SET_LOCK} AS integer), CAST(${accountId} AS integer)`;
+  const keys = sql`CAST(${TRACKED_SET_LOCK} AS integer), CAST(${accountId % 2_147_483_647} AS integer)`;
   await tx.query(
     mode === 'replacing'
       ? sql`SELECT pg_advisory_xact_lock(${keys})`
