@@ -215,10 +215,10 @@ describe.each(DATABASES)('tag export and import on %s', (kind) => {
         const alice = await account();
         const [shared, fresh] = evmAddresses(2) as [string, string];
         await alice.post('/v2/tags/0', [shared]).expect(200);
-        // The POST (the tracked address and a new one) waits for the tracked row; the replace (an
-        // empty file) waits behind it. The POST goes first and commits both memberships; the replace
-        // then comes after all of it, the new address's membership included, which its locking
-        // statement, started before that commit, did not see.
+        // The POST (the tracked address and a new one) holds the account's tracked set shared and
+        // waits for the tracked row; the replace (an empty file) waits for the set alone. The POST
+        // goes first and commits both memberships; the replace then comes after all of it, the new
+        // address's membership included, which a lock on the tracked rows alone could not cover.
         const { posting, replacing } = await whileRowsLocked(
           db,
           sql`SELECT address FROM tracked_addresses WHERE address = ${shared} FOR UPDATE`,
