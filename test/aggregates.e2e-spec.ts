@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { ApiError } from '../src/core/errors';
 import { parseAddress, type ParsedAddress } from '../src/core/addresses';
-import type { RecordInput } from '../src/core/records/record-input';
+import type { HoldingInput, RecordInput } from '../src/core/records/record-input';
 import { totalUsd } from '../src/core/money/valuation';
 import {
   AggregateWrite,
@@ -763,6 +763,63 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
         sql`SELECT s.address_count, s.txn_count FROM tag_stats s JOIN tags t ON t.id = s.tag_id WHERE t.name = 'late_tag'`,
       );
       expect([Number(kept!.address_count), Number(kept!.txn_count)]).toEqual([3, 2]);
+    }, 60_000);
+
+    it('leave a transaction another write commits above the block while a rewind waits, and its counts, in place', async () => {
+      await reset();
+      const [a, b, c] = ADDRESSES as [TestAddress, TestAddress, TestAddress];
+      await sink.write(oneBatch([transfer('rewind-held', a, b, TIMES[0], 5)]), { policy: 'per-batch' });
+      // The rewind locks the transactions above block 1 and waits for the held one; a live write
+      // commits another one above it meanwhile, which the rewind's lock did not see.
+      const rewinding = await whileRowsLocked(
+        db,
+        sql`SELECT id FROM transactions WHERE id = 'rewind-held' FOR UPDATE`,
+        async () => {
+          const rewinding = sink.rewind('ethereum', 1n, []);
+          await untilWaitingForLock(db);
+          const report = await sink.write(oneBatch([transfer('rewind-late', b, c, TIMES[0], 6)]), {
+            policy: 'per-batch',
+          });
+          expect(report.invalid).toBe(0);
+          return { done: rewinding };
+        },
+      );
+      await rewinding.done;
+      const left = await db.query<{ id: string }>(sql`SELECT id FROM transactions ORDER BY id`);
+      expect(left.map((row) => row.id)).toEqual(['rewind-late']);
+      expect(await findDrift(db)).toEqual([]);
+    }, 60_000);
+
+    it('count a holding once when a live write inserts it while a rewind that writes it waits', async () => {
+      await reset();
+      const [first, second] = [...ADDRESSES].sort((a, b) => binaryOrder(a.canonical, b.canonical)) as [
+        TestAddress,
+        TestAddress,
+      ];
+      await sink.write(oneBatch([holding(first, TOKENS[0]!, '3')]), { policy: 'per-batch' });
+      // The rewind writes both holdings and waits for the first one's row; the second one's row,
+      // not there when it began, is inserted by a live write meanwhile.
+      const rewinding = await whileRowsLocked(
+        db,
+        sql`SELECT address FROM holdings WHERE address = ${first.canonical} FOR UPDATE`,
+        async () => {
+          const rewinding = sink.rewind('ethereum', 1n, [
+            holding(first, TOKENS[0]!, '4') as HoldingInput,
+            holding(second, TOKENS[0]!, '5') as HoldingInput,
+          ]);
+          await untilWaitingForLock(db);
+          const writing = sink.write(oneBatch([holding(second, TOKENS[0]!, '6', TIMES[2])]), { policy: 'per-batch' });
+          // Either the write goes through, or it waits for the rewind's own insert of that row.
+          await Promise.race([writing, untilWaitingForLock(db, 15_000, 2)]);
+          return { done: Promise.all([rewinding, writing]) };
+        },
+      );
+      await rewinding.done;
+      expect(await findDrift(db)).toEqual([]);
+      const [kept] = await db.query<{ holding_count: number | string }>(
+        sql`SELECT holding_count FROM address_stats WHERE address = ${second.canonical}`,
+      );
+      expect(Number(kept!.holding_count)).toBe(1);
     }, 60_000);
 
     it('let a file import through when a tag change finds a member it left out gone from the tag', async () => {

@@ -175,17 +175,7 @@ export class IngestRepository {
     const ordered = inKeyOrder(holdings);
     const changes: HoldingChange[] = [];
     for (const load of chunks(ordered, rowsPerLoad(tx.dialect))) {
-      // One text whatever the count on PostgreSQL, so kept prepared there (SQLite ignores it).
-      const inserted = await tx.query<{ chain: string; token_address: string; address: string }>(
-        prepared(sql`INSERT INTO holdings (${raw(HOLDING_COLUMNS.join(', '))})
-            ${textRows(
-              tx.dialect,
-              HOLDING_COLUMNS.map((column) => load.map((h) => h[column])),
-              HOLDING_TYPES,
-            )}
-            ON CONFLICT (chain, token_address, address) DO NOTHING RETURNING chain, token_address, address`),
-      );
-      const isNew = new Set(inserted.map(holdingKey));
+      const isNew = new Set((await insertNewHoldings(tx, load)).map(holdingKey));
       for (const h of load) {
         if (isNew.has(holdingKey(h))) changes.push({ ...keyOf(h), before: '0', after: h.balance });
       }
@@ -211,22 +201,29 @@ export class IngestRepository {
   /**
    * Holdings read from a chain's state at an earlier block than the one stored (a reorganisation
    * took the later blocks away): written whatever their time, and answered like upsertHoldings.
+   * New rows are inserted first, as there: a row that was not there when the stored ones were
+   * locked may be another writer's by the time it is written.
    */
   async replaceHoldings(tx: Sql, holdings: readonly HoldingRecord[]): Promise<HoldingChange[]> {
     const ordered = inKeyOrder(holdings);
     const changes: HoldingChange[] = [];
     for (const chunk of chunks(ordered, rowsPerLoad(tx.dialect))) {
-      const stored = await lockHoldings(tx, chunk);
+      const isNew = new Set((await insertNewHoldings(tx, chunk)).map(holdingKey));
+      const existing = chunk.filter((h) => !isNew.has(holdingKey(h)));
+      // Holdings are never deleted: every row the insert found is there to lock.
+      const stored = existing.length === 0 ? [] : await lockHoldings(tx, existing);
       const before = new Map(stored.map((row) => [holdingKey(row), String(row.balance)]));
       for (const h of chunk) changes.push({ ...keyOf(h), before: before.get(holdingKey(h)) ?? '0', after: h.balance });
-      await writeHoldings(tx, chunk);
+      await writeHoldings(tx, existing);
     }
     return changes;
   }
 
   /**
    * Removes a chain's transactions above `block` (blocks a reorganisation took away) and answers
-   * their ends, in id order, for the kept aggregates.
+   * their ends, in id order, for the kept aggregates. Only the rows it locked go: a row another
+   * writer commits above the block while the lock waits is not among them, and stays, as if that
+   * write came after this one (a delete by the block alone would take it, its counts left kept).
    */
   async deleteTransactionsAbove(tx: Sql, chain: string, block: bigint): Promise<TransferChange[]> {
     const above = block.toString();
@@ -234,8 +231,9 @@ export class IngestRepository {
       sql`SELECT id, from_address, to_address FROM transactions WHERE chain = ${chain} AND block_number > ${above}
           ORDER BY id${forUpdate(tx.dialect)}`,
     );
-    if (removed.length === 0) return [];
-    await tx.execute(sql`DELETE FROM transactions WHERE chain = ${chain} AND block_number > ${above}`);
+    for (const part of chunks(removed)) {
+      await tx.execute(sql`DELETE FROM transactions WHERE id IN (${list(part.map((row) => row.id))})`);
+    }
     return removed.map((row) => ({ before: endsOf(row), after: undefined }));
   }
 
@@ -249,47 +247,56 @@ export class IngestRepository {
     const ordered = [...transactions].sort((a, b) => binaryOrder(a.id, b.id));
     const changes: TransferChange[] = [];
     for (const load of chunks(ordered, rowsPerLoad(tx.dialect))) {
-      const inserted = await tx.query<{ id: string }>(
-        prepared(sql`INSERT INTO transactions (${raw(columns.join(', '))})
-            ${textRows(
-              tx.dialect,
-              columns.map((column) => load.map((transaction) => transaction[column])),
-              TRANSACTION_TYPES,
-            )}
-            ON CONFLICT (id) DO NOTHING RETURNING id`),
-      );
-      const isNew = new Set(inserted.map((row) => row.id));
-      for (const transaction of load) {
-        if (isNew.has(transaction.id)) changes.push({ before: undefined, after: endsOf(transaction) });
-      }
-      for (const existing of chunks(load.filter((transaction) => !isNew.has(transaction.id)))) {
-        await this.replaceTransactions(tx, existing, changes);
+      // A row the insert found may be gone when it is locked (a rewind deleted it meanwhile): such
+      // transactions are inserted again, never written blind, where another writer's row could be.
+      for (let pending = load; pending.length > 0;) {
+        const inserted = await tx.query<{ id: string }>(
+          prepared(sql`INSERT INTO transactions (${raw(columns.join(', '))})
+              ${textRows(
+                tx.dialect,
+                columns.map((column) => pending.map((transaction) => transaction[column])),
+                TRANSACTION_TYPES,
+              )}
+              ON CONFLICT (id) DO NOTHING RETURNING id`),
+        );
+        const isNew = new Set(inserted.map((row) => row.id));
+        for (const transaction of pending) {
+          if (isNew.has(transaction.id)) changes.push({ before: undefined, after: endsOf(transaction) });
+        }
+        const gone: TransactionRecord[] = [];
+        for (const existing of chunks(pending.filter((transaction) => !isNew.has(transaction.id)))) {
+          gone.push(...(await this.replaceTransactions(tx, existing, changes)));
+        }
+        pending = gone;
       }
     }
     return changes;
   }
 
-  /** Transactions whose ids are stored (at most ROWS_PER_STATEMENT, in id order): locked, read, replaced. */
+  /**
+   * Transactions whose ids the insert found stored (at most ROWS_PER_STATEMENT, in id order):
+   * locked, read, replaced. Answers those whose row was gone by the time it was locked.
+   */
   private async replaceTransactions(
     tx: Sql,
     existing: readonly TransactionRecord[],
     changes: TransferChange[],
-  ): Promise<void> {
+  ): Promise<TransactionRecord[]> {
     const columns = TRANSACTION_FIELDS;
     const stored = await tx.query<{ id: string; from_address: string; to_address: string }>(
       sql`SELECT id, from_address, to_address FROM transactions WHERE id IN (${list(existing.map((t) => t.id))})
           ORDER BY id${forUpdate(tx.dialect)}`,
     );
     const before = new Map(stored.map((row) => [row.id, row]));
-    for (const transaction of existing) {
-      const row = before.get(transaction.id);
-      changes.push({ before: row === undefined ? undefined : endsOf(row), after: endsOf(transaction) });
+    const found = existing.filter((transaction) => before.has(transaction.id));
+    for (const transaction of found) {
+      changes.push({ before: endsOf(before.get(transaction.id)!), after: endsOf(transaction) });
     }
     await upsert(
       tx,
       'transactions',
       columns,
-      existing.map((transaction) => columns.map((column) => transaction[column])),
+      found.map((transaction) => columns.map((column) => transaction[column])),
       sql`ON CONFLICT (id) DO UPDATE SET ${raw(
         columns
           .slice(1)
@@ -297,6 +304,7 @@ export class IngestRepository {
           .join(', '),
       )}`,
     );
+    return existing.filter((transaction) => !before.has(transaction.id));
   }
 }
 
@@ -331,6 +339,23 @@ function lockHoldings(
 }
 
 /** Writes holdings whose rows the caller has locked: one statement, its rows as one array per column on PostgreSQL. */
+/** Inserts the holdings whose keys are not stored, and answers their keys. */
+function insertNewHoldings(
+  tx: Sql,
+  holdings: readonly HoldingRecord[],
+): Promise<{ chain: string; token_address: string; address: string }[]> {
+  // One text whatever the count on PostgreSQL, so kept prepared there (SQLite ignores it).
+  return tx.query(
+    prepared(sql`INSERT INTO holdings (${raw(HOLDING_COLUMNS.join(', '))})
+        ${textRows(
+          tx.dialect,
+          HOLDING_COLUMNS.map((column) => holdings.map((h) => h[column])),
+          HOLDING_TYPES,
+        )}
+        ON CONFLICT (chain, token_address, address) DO NOTHING RETURNING chain, token_address, address`),
+  );
+}
+
 async function writeHoldings(tx: Sql, holdings: readonly HoldingRecord[]): Promise<void> {
   if (holdings.length === 0) return;
   await tx.execute(
