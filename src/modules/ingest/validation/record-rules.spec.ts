@@ -210,13 +210,14 @@ describe('checkRecord', () => {
         at: '2024-01-01T00:00:00.000Z',
       });
       expect(record({ type: 'price', token_id: 'bitcoin', usd: '00065000.1200' })).toMatchObject({ usd: '65000.12' });
+      expect(record({ type: 'price', token_id: 'bitcoin', usd: 1e99 })).toMatchObject({ usd: `1${'0'.repeat(99)}` });
     });
 
     it('defaults at to the start of the import', () => {
       expect(record({ type: 'price', token_id: 'bitcoin', usd: 1 })).toMatchObject({ at: STARTED });
     });
 
-    it.each([-1, '-1', '1e5', 'NaN', null, true, '.5'])('refuses usd %j', (usd) => {
+    it.each([-1, '-1', '1e5', 'NaN', null, true, '.5', 1e100, 1e-100, '1'.repeat(101)])('refuses usd %j', (usd) => {
       expect(reason({ type: 'price', token_id: 'bitcoin', usd })).toMatch(/^price: usd must be/);
     });
 

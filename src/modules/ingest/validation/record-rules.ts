@@ -337,13 +337,22 @@ function instantField(object: Record<string, unknown>, field: string, checks: Va
   return instant as Instant;
 }
 
-/** A JSON number (finite, not negative) or a decimal string such as "0.000000012", for prices beyond double precision. */
+/**
+ * A JSON number (finite, not negative) or a decimal string such as "0.000000012", for prices beyond
+ * double precision. Either is at most MAX_PRICE_LENGTH characters written out, so the value stored
+ * reads back as a valid line: 1e100 written out is 101 characters and is refused like its string.
+ */
 function usdField(value: unknown): string {
-  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return plainDecimal(value);
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) {
+    const decimal = plainDecimal(value);
+    if (decimal.length <= MAX_PRICE_LENGTH) return decimal;
+  }
   if (typeof value === 'string' && value.length <= MAX_PRICE_LENGTH && DECIMAL.test(value)) {
     return normaliseDecimal(value);
   }
-  problem(`usd must be a number of at least 0 or a decimal string like "0.05", got ${show(value)}`);
+  problem(
+    `usd must be a number of at least 0 or a decimal string like "0.05", at most ${MAX_PRICE_LENGTH} characters written out, got ${show(value)}`,
+  );
 }
 
 export function stripLeadingZeros(digits: string): string {
