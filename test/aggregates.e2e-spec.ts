@@ -949,6 +949,54 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
       60_000,
     );
 
+    it('let a file import through when a replace must remove a member that a POST it waited for added', async () => {
+      await reset();
+      const [joining, kept] = [...ADDRESSES].sort((a, b) => binaryOrder(a.canonical, b.canonical)) as [
+        TestAddress,
+        TestAddress,
+      ];
+      const alice = accountIds.get('alice')!;
+      await tags.assign(alice, 'replaced_tag', parsed([kept]), 'test_key');
+      const [tag] = await db.query<{ id: number | string }>(sql`SELECT id FROM tags WHERE name = 'replaced_tag'`);
+      // A POST adding `joining` waits for the tag's row, holding the account's tracked set and
+      // `joining`'s address_stats row; a replace that keeps only `kept` waits for the set; a file
+      // import of a transfer between the two waits for `joining`'s row. Once the POST commits, the
+      // replace must remove `joining`: had it read the account's members before it held the set, it
+      // would find `joining` only then, and wait for its row (held by the import by then) while
+      // holding `kept`'s, which the import waits for; the import, waiting first, would be rolled back.
+      const racing = await whileRowsLocked(
+        db,
+        sql`SELECT tag_id FROM tag_stats WHERE tag_id = ${Number(tag!.id)} FOR UPDATE`,
+        async () => {
+          const posting = tags.assign(alice, 'replaced_tag', parsed([joining]), 'test_key');
+          await untilWaitingForLock(db);
+          const replacing = t.app.get(TagPortabilityRepository).importPairs(
+            alice,
+            () =>
+              (async function* () {
+                await Promise.resolve();
+                yield [{ address: kept.canonical, tag: 'replaced_tag' }];
+              })(),
+            { mode: 'replace', dryRun: false },
+            50,
+            { key: 'test_key', now: new Date().toISOString() },
+          );
+          await untilWaitingForLock(db, 15_000, 2);
+          const importing = sink.write(oneBatch([transfer('replaced-1', joining, kept)]), { policy: 'whole-input' });
+          await untilWaitingForLock(db, 15_000, 3);
+          return { done: Promise.all([posting, replacing, importing]) };
+        },
+      );
+      const [, replaced, imported] = await racing.done;
+      expect(imported.committed).toBe(true);
+      expect(replaced).toEqual({ ok: true, counts: { addresses: 1, added: 0, removed: 1, unchanged: 1 } });
+      const members = await db.query<{ address: string }>(
+        sql`SELECT address FROM address_tags WHERE tag_id = ${Number(tag!.id)}`,
+      );
+      expect(members.map((row) => row.address)).toEqual([kept.canonical]);
+      expect(await findDrift(db)).toEqual([]);
+    }, 60_000);
+
     it('run file imports that share rows one after the other, beside live writes, all committed', async () => {
       await reset();
       const crowd = Array.from({ length: 40 }, (_v, index) => evmAddress(`aggregates-files-${index}`));

@@ -183,6 +183,9 @@ async function importInto(
   const names = await tx.query<{ tag: string }>(
     sql`SELECT DISTINCT tag FROM import_pairs WHERE tag <> ${UNTAGGED} ORDER BY tag`,
   );
+  // The account's tracked set first (lockTrackedSet), before any tag or row: held alone by a
+  // replace, so that no change adds a member between the reading of them below and its removals.
+  await lockTrackedSet(tx, accountId, mode === 'replace' ? 'replacing' : 'adding');
   const fileTags: { id: number; name: string }[] = [];
   for (const { tag } of names) fileTags.push({ id: (await createTag(tx, accountId, tag, change.now)).id, name: tag });
   // Every address whose memberships the import may change, before any of them is read (the slices
@@ -217,8 +220,8 @@ async function importInto(
   // The cap's lock, as a POST takes it, on every address the import may change; answers how many
   // of the file's addresses it holds. A replace holds every address of the account, and keeps which
   // (import_held): what it removes is only theirs. It holds the account's tracked set alone
-  // (lockTrackedSet) from before its first insert, so no change tracks an address meanwhile; a
-  // change it waited for there has committed, and its locking statement sees all that change did.
+  // (above), so no change tracks an address meanwhile; a change it waited for there has
+  // committed, and its locking statement sees all that change did.
   // A replace counts apart from its locking statement: joining the locked rows to the file could
   // stop reading them early (an empty file's replace would lock none).
   if (mode === 'replace') {
@@ -246,7 +249,6 @@ async function importInto(
       ),
     );
   };
-  await lockTrackedSet(tx, accountId, mode === 'replace' ? 'replacing' : 'adding');
   let newlyTracked = await track();
   // A row the inserts found and another change deleted before the lock (an untracking, another
   // replace) is skipped by it: inserted again, as this import's own.

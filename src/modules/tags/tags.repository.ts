@@ -146,6 +146,8 @@ export class TagsRepository {
   ): Promise<Map<string, string[]>> {
     const { now } = change;
     return this.db.transaction(async (tx) => {
+      // First, before the tag or any row: a change waiting for it holds nothing another waits for.
+      await lockTrackedSet(tx, accountId, 'adding');
       let target: { id: number; name: string; created: boolean; part: MembersPart } | undefined;
       if (tag !== undefined) {
         // A new tag is created first, so that concurrent requests creating it queue behind the first
@@ -164,7 +166,6 @@ export class TagsRepository {
         target = { id, name: tag, created, part: await readMembersPart(tx, id, untagged, created) };
       }
       const flag = target === undefined ? 0 : 1;
-      await lockTrackedSet(tx, accountId, 'adding');
       const inserted = await insertTracked(tx, accountId, ordered, now, flag);
       // A row found by the insert and deleted by another change before this one could lock it is
       // inserted again, as this change's own: an address this change tags or tracks stays tracked.

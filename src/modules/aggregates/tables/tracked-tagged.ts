@@ -66,8 +66,10 @@ const TRACKED_SET_LOCK = 7_211_004;
  * take turns). A change that may add to it (a POST, an import's merge) holds it shared; an import's
  * replace, which changes the whole set, holds it alone. Locks on the rows cannot do that: a row
  * that does not exist yet cannot be locked, and two replaces that each tracked an address the
- * other did not see would fit no order. Taken after the change's address_stats rows and before
- * any tracked row (src/modules/aggregates/README.md, "Locking").
+ * other did not see would fit no order. Taken first, before the change creates a tag or takes
+ * any row (src/modules/aggregates/README.md, "Locking"): a change waiting for it holds nothing
+ * another waits for, and a replace that holds it reads the account's members as final when it
+ * takes their address_stats rows.
  */
 export async function lockTrackedSet(tx: Sql, accountId: number, mode: 'adding' | 'replacing'): Promise<void> {
   if (tx.dialect !== 'postgres') return;
