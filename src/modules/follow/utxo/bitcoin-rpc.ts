@@ -61,7 +61,7 @@ const RPC_IN_WARMUP = -28;
 
 /**
  * Amounts arrive as decimal strings, exactly as the node printed them: a JSON number holding a
- * Dogecoin amount above 2^53 satoshis (90 million DOGE) cannot be read into a double exactly.
+ * Dogecoin amount of 2^26 DOGE (67,108,864) or more cannot be read into a double exactly.
  * Numbers under these keys are quoted before JSON.parse sees them.
  */
 const AMOUNT_KEYS = ['value', 'amount', 'total_amount'] as const;

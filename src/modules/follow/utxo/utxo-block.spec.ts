@@ -43,16 +43,21 @@ describe('satoshis', () => {
     expect(() => satoshis(Number.NaN)).toThrow(MalformedNodeAnswer);
     expect(() => satoshis(Number.POSITIVE_INFINITY)).toThrow(MalformedNodeAnswer);
     expect(() => satoshis(123456789.12345678)).toThrow(/too large to be exact/);
+    // Below 2^53 satoshis, but its double prints as 68480207.58940075.
+    expect(() => satoshis(Number('68480207.58940076'))).toThrow(/too large to be exact/);
+    expect(satoshis(67108863.99999999)).toBe(6710886399999999n);
+    expect(satoshis('68480207.58940076')).toBe(6848020758940076n);
     expect(() => satoshis(0.123456789)).toThrow(MalformedNodeAnswer);
   });
 
-  it('gives back every amount of up to 8 decimals, as text and (below 2^53 satoshis) as a number', () => {
+  it('gives back every amount of up to 8 decimals, as text and (below 2^26 coins) as a number', () => {
     fc.assert(
       fc.property(fc.bigInt({ min: 0n, max: 10n ** 19n }), (amount) => {
         const digits = amount.toString().padStart(9, '0');
         const text = `${digits.slice(0, -8)}.${digits.slice(-8)}`;
         expect(satoshis(text)).toBe(amount);
-        if (amount <= BigInt(Number.MAX_SAFE_INTEGER)) expect(satoshis(Number(text))).toBe(amount);
+        if (amount < 2n ** 26n * 10n ** 8n) expect(satoshis(Number(text))).toBe(amount);
+        else expect(() => satoshis(Number(text))).toThrow(/too large to be exact/);
       }),
     );
   });

@@ -54,14 +54,18 @@ export const NO_PARENT = '0'.repeat(64);
 const SATOSHI_DECIMALS = 8;
 /** No amount a node prints needs more: it bounds the digits an exponent can ask for. */
 const MAX_EXPONENT = 30;
+/** 2^26 coins in satoshis: from there up, a double's neighbours are more than a satoshi apart. */
+const MAX_EXACT_NUMBER = 2n ** 26n * 10n ** 8n;
 const AMOUNT = /^(\d+)(?:\.(\d+))?(?:[eE]([-+]?\d+))?$/;
 const HASH = /^[0-9a-f]{64}$/;
 const HEX = /^(?:[0-9a-fA-F]{2})*$/;
 
 /**
  * An amount as a node prints it (coins with up to 8 decimals) in satoshis, exactly. A decimal
- * string is read digit by digit; a number only when it is below 2^53 satoshis, where a double
- * still tells every 8-decimal amount apart (above, pass the node's text: `BitcoinRpc` does).
+ * string is read digit by digit; a number only when it is below 2^26 coins (67,108,864: about 6.7
+ * × 10^15 satoshis), where doubles lie closer together than a satoshi and so still tell every
+ * 8-decimal amount apart (above, 68480207.58940076 reads as …75; pass the node's text, as
+ * `BitcoinRpc` does: a Dogecoin output can hold more).
  * Negative amounts, more than 8 decimals, and anything that is not a plain decimal are refused.
  */
 export function satoshis(value: number | string): bigint {
@@ -83,7 +87,7 @@ export function satoshis(value: number | string): bigint {
     throw new MalformedNodeAnswer(`amount ${JSON.stringify(value)} has more than ${SATOSHI_DECIMALS} decimals`);
   }
   const result = BigInt(integerDigits);
-  if (typeof value === 'number' && result > BigInt(Number.MAX_SAFE_INTEGER)) {
+  if (typeof value === 'number' && result >= MAX_EXACT_NUMBER) {
     throw new MalformedNodeAnswer(`amount ${value} is too large to be exact as a JSON number`);
   }
   return result;
