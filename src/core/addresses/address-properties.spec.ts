@@ -231,7 +231,9 @@ describe('checksums catch single-character typos', () => {
         const start = sample.input.lastIndexOf(sample.family === 'bitcoin_segwit' ? '1' : ':') + 1;
         const index = start + (position % (sample.input.length - start));
         const newChar = alphabet[replacement % alphabet.length] ?? '';
-        fc.pre(newChar !== sample.input[index]);
+        // TON's two base64 alphabets spell 62 and 63 as "+/" and "-_": "/" → "_" is no typo.
+        const value = (char: string | undefined) => ({ '+': '-', '/': '_' })[char ?? ''] ?? char;
+        fc.pre(value(newChar) !== value(sample.input[index]));
         const typo = sample.input.slice(0, index) + newChar + sample.input.slice(index + 1);
         const result = parseAddress(typo);
         expect(result.ok && result.address.family === sample.family).toBe(false);
