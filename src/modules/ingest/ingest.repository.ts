@@ -338,7 +338,6 @@ function lockHoldings(
   );
 }
 
-/** Writes holdings whose rows the caller has locked: one statement, its rows as one array per column on PostgreSQL. */
 /** Inserts the holdings whose keys are not stored, and answers their keys. */
 function insertNewHoldings(
   tx: Sql,
@@ -346,27 +345,29 @@ function insertNewHoldings(
 ): Promise<{ chain: string; token_address: string; address: string }[]> {
   // One text whatever the count on PostgreSQL, so kept prepared there (SQLite ignores it).
   return tx.query(
-    prepared(sql`INSERT INTO holdings (${raw(HOLDING_COLUMNS.join(', '))})
-        ${textRows(
-          tx.dialect,
-          HOLDING_COLUMNS.map((column) => holdings.map((h) => h[column])),
-          HOLDING_TYPES,
-        )}
-        ON CONFLICT (chain, token_address, address) DO NOTHING RETURNING chain, token_address, address`),
+    prepared(
+      sql`${holdingsInsert(tx, holdings)} ON CONFLICT (chain, token_address, address) DO NOTHING RETURNING chain, token_address, address`,
+    ),
   );
 }
 
+/** Writes holdings whose rows the caller has locked: one statement, its rows as one array per column on PostgreSQL. */
 async function writeHoldings(tx: Sql, holdings: readonly HoldingRecord[]): Promise<void> {
   if (holdings.length === 0) return;
   await tx.execute(
-    prepared(sql`INSERT INTO holdings (${raw(HOLDING_COLUMNS.join(', '))})
-        ${textRows(
-          tx.dialect,
-          HOLDING_COLUMNS.map((column) => holdings.map((h) => h[column])),
-          HOLDING_TYPES,
-        )}
-        ON CONFLICT (chain, token_address, address) DO UPDATE SET balance = excluded.balance, updated_at = excluded.updated_at`),
+    prepared(
+      sql`${holdingsInsert(tx, holdings)} ON CONFLICT (chain, token_address, address) DO UPDATE SET balance = excluded.balance, updated_at = excluded.updated_at`,
+    ),
   );
+}
+
+function holdingsInsert(tx: Sql, holdings: readonly HoldingRecord[]): SqlFragment {
+  return sql`INSERT INTO holdings (${raw(HOLDING_COLUMNS.join(', '))})
+    ${textRows(
+      tx.dialect,
+      HOLDING_COLUMNS.map((column) => holdings.map((h) => h[column])),
+      HOLDING_TYPES,
+    )}`;
 }
 
 function holdingKey(row: { chain: string; token_address: string; address: string }): string {
