@@ -258,6 +258,21 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
     for (const table of keptTables().reverse()) await db.execute(sql`DELETE FROM ${raw(table)}`);
   }
 
+  /** A tag file of `pairs` imported into `account`'s tags, as the import route runs it. */
+  function importTags(account: number, pairs: TagPair[], mode: 'merge' | 'replace') {
+    return t.app.get(TagPortabilityRepository).importPairs(
+      account,
+      () =>
+        (async function* () {
+          await Promise.resolve();
+          yield pairs;
+        })(),
+      { mode, dryRun: false },
+      50,
+      { key: 'test_key', now: new Date().toISOString() },
+    );
+  }
+
   async function apply(s: Step): Promise<void> {
     if (s.kind === 'import') {
       const report = await sink.write(oneBatch(s.records), { policy: s.policy ?? 'per-batch' });
@@ -265,18 +280,7 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
       return;
     }
     if (s.kind === 'tagImport') {
-      const outcome = await t.app.get(TagPortabilityRepository).importPairs(
-        accountIds.get(s.account)!,
-        () =>
-          (async function* () {
-            await Promise.resolve();
-            yield s.pairs;
-          })(),
-        { mode: s.mode, dryRun: false },
-        50,
-        { key: 'test_key', now: new Date().toISOString() },
-      );
-      expect(outcome.ok).toBe(true);
+      expect((await importTags(accountIds.get(s.account)!, s.pairs, s.mode)).ok).toBe(true);
       return;
     }
     if (s.kind === 'rewind') {
@@ -929,19 +933,13 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
     // A tag import of two tags, one address each: slice by slice, the second tag's row would be
     // taken while the first one's is held, had the import not taken every address of its file at once.
     const tagImport = (mode: 'merge' | 'replace') => (low: TestAddress, high: TestAddress) =>
-      t.app.get(TagPortabilityRepository).importPairs(
+      importTags(
         accountIds.get('alice')!,
-        () =>
-          (async function* () {
-            await Promise.resolve();
-            yield [
-              { address: low.canonical, tag: 'letgo_first' },
-              { address: high.canonical, tag: 'letgo_second' },
-            ];
-          })(),
-        { mode, dryRun: false },
-        50,
-        { key: 'test_key', now: new Date().toISOString() },
+        [
+          { address: low.canonical, tag: 'letgo_first' },
+          { address: high.canonical, tag: 'letgo_second' },
+        ],
+        mode,
       );
     // Each tag change that takes address_stats rows, on addresses `low` and `high` (in key order),
     // and the kept address and transaction counts after it, summed over the tags named `letgo…`.
@@ -1033,17 +1031,7 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
         async () => {
           const posting = tags.assign(alice, 'replaced_tag', parsed([joining]), 'test_key');
           await untilWaitingForLock(db);
-          const replacing = t.app.get(TagPortabilityRepository).importPairs(
-            alice,
-            () =>
-              (async function* () {
-                await Promise.resolve();
-                yield [{ address: kept.canonical, tag: 'replaced_tag' }];
-              })(),
-            { mode: 'replace', dryRun: false },
-            50,
-            { key: 'test_key', now: new Date().toISOString() },
-          );
+          const replacing = importTags(alice, [{ address: kept.canonical, tag: 'replaced_tag' }], 'replace');
           await untilWaitingForLock(db, 15_000, 2);
           const importing = sink.write(oneBatch([transfer('replaced-1', joining, kept)]), { policy: 'whole-input' });
           await untilWaitingForLock(db, 15_000, 3);
