@@ -857,6 +857,37 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
       expect(await findDrift(db)).toEqual([]);
     }, 60_000);
 
+    it('count a transaction once when two live writes find the row a rewind deleted while they waited gone', async () => {
+      await reset();
+      const [a, b] = ADDRESSES as [TestAddress, TestAddress];
+      await sink.write(oneBatch([transfer('rewound', a, b, TIMES[0], 5)]), { policy: 'per-batch' });
+      // A rewind and then two live writes of the same transaction wait for its row. The writes'
+      // inserts found it there; by the time each locks it the rewind has deleted it. Written
+      // blind, each would count it as new: one inserts it, the other overwrites that insert.
+      const racing = await whileRowsLocked(
+        db,
+        sql`SELECT id FROM transactions WHERE id = 'rewound' FOR UPDATE`,
+        async () => {
+          const rewinding = sink.rewind('ethereum', 1n, []);
+          await untilWaitingForLock(db);
+          const first = sink.write(oneBatch([transfer('rewound', a, b, TIMES[0], 5)]), { policy: 'per-batch' });
+          await untilWaitingForLock(db, 15_000, 2);
+          const second = sink.write(oneBatch([transfer('rewound', a, b, TIMES[0], 5)]), { policy: 'per-batch' });
+          await untilWaitingForLock(db, 15_000, 3);
+          return { done: Promise.all([rewinding, first, second]) };
+        },
+      );
+      const [, ...reports] = await racing.done;
+      expect(reports.map((report) => report.invalid)).toEqual([0, 0]);
+      const left = await db.query<{ id: string }>(sql`SELECT id FROM transactions ORDER BY id`);
+      expect(left.map((row) => row.id)).toEqual(['rewound']);
+      expect(await findDrift(db)).toEqual([]);
+      const [kept] = await db.query<{ txn_count: number | string }>(
+        sql`SELECT txn_count FROM address_stats WHERE address = ${a.canonical}`,
+      );
+      expect(Number(kept!.txn_count)).toBe(1);
+    }, 60_000);
+
     it('count a holding once when a live write inserts it while a rewind that writes it waits', async () => {
       await reset();
       const [first, second] = [...ADDRESSES].sort((a, b) => binaryOrder(a.canonical, b.canonical)) as [
