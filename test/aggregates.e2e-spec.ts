@@ -857,7 +857,7 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
       expect(await findDrift(db)).toEqual([]);
     }, 60_000);
 
-    it('count a transaction once when two live writes find the row a rewind deleted while they waited gone', async () => {
+    it('count a transaction once when two live writes find its row gone, deleted by a rewind while they waited', async () => {
       await reset();
       const [a, b] = ADDRESSES as [TestAddress, TestAddress];
       await sink.write(oneBatch([transfer('rewound', a, b, TIMES[0], 5)]), { policy: 'per-batch' });
