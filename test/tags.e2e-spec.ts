@@ -15,7 +15,6 @@ const EVM_CHAINS = ['ethereum', 'bnb', 'polygon', 'arbitrum', 'optimism', 'base'
  * the answer's raw text.
  */
 async function postWithoutBody(server: Server, path: string, key: string): Promise<string> {
-  if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');

@@ -115,7 +115,9 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
     logDestination: options.logDestination,
     processMetrics: options.processMetrics ?? false,
   });
-  await app.init();
+  // Listening once, on a loopback port of its own: supertest would otherwise listen anew for each
+  // request, and a search of thousands of requests leaves the machine's ephemeral ports in TIME_WAIT.
+  await app.listen(0, '127.0.0.1');
   const server = app.getHttpServer();
   return { app, http: () => request(server), keys, databaseUrl: options.databaseUrl, close: () => app.close() };
 }
