@@ -7,8 +7,12 @@
  * 3. Import: streams the file to POST /v2/import/tags and times it until the answer, sampling
  *    the service's resident memory every 50 ms.
  * 4. Export: reads GET /v2/export/tags to the end, counting lines, timed and sampled the same way.
- * 5. Correctness: the export holds every address, and `stats verify` finds the kept aggregates
- *    exact.
+ * 5. Replace: imports the first half of the file's addresses (the same lines) with
+ *    `mode=replace`, which keeps their tags and removes the other half's, timed and sampled the
+ *    same way: how long an account's POSTs and imports wait behind a replace (it holds the
+ *    account's tracked set alone).
+ * 6. Correctness: the first export holds every address, an export after the replace the half it
+ *    kept, and `stats verify` finds the kept aggregates exact.
  *
  * Prints the figures against the targets (import ≤ 60 s, export ≤ 20 s, RSS growth ≤ 100 MiB),
  * the CPU time the service and PostgreSQL spent on each (on a busy host, the wall time is theirs
@@ -84,6 +88,9 @@ async function main(): Promise<void> {
   const file = join(work, 'tags.ndjson');
   log(`writing ${pairs} pairs (${addresses} addresses × ${settings.tagsPerAddress} tags) to ${file}`);
   await writeTagFile(file, addresses, settings);
+  const kept = Math.floor(addresses / 2);
+  const half = join(work, 'tags-half.ndjson');
+  await writeTagFile(half, kept, settings);
 
   log('compiling chaintags');
   const { main: serviceMain, cli } = await buildService();
@@ -115,6 +122,12 @@ async function main(): Promise<void> {
     postgres: to.postgres - from.postgres,
   });
   log(`export: ${exported.seconds.toFixed(1)} s, ${exported.value.lines} lines, ${exported.value.bytes} bytes`);
+  const restAfterExport = service.memory().rssMb;
+  log(`replacing with the first ${kept} addresses' lines`);
+  const replaced = await sampled(service, () => importFile(service.port, key, half, 'replace'));
+  const cpuAfterReplace = cpu();
+  log(`replace: ${replaced.seconds.toFixed(1)} s, answer ${JSON.stringify(replaced.value)}`);
+  const left = await exportAll(service.port, key);
 
   const verify = statsVerify(cli, cluster.url);
   const results = {
@@ -134,6 +147,15 @@ async function main(): Promise<void> {
       rssGrowthMb: exported.peakRssMb - restAfterImport,
       cpuSeconds: spent(cpuAfterImport, cpuAfterExport),
       lines: exported.value.lines,
+    },
+    replace: {
+      seconds: replaced.seconds,
+      keptAddresses: kept,
+      removedPairs: pairs - kept * settings.tagsPerAddress,
+      rssGrowthMb: replaced.peakRssMb - restAfterExport,
+      cpuSeconds: spent(cpuAfterExport, cpuAfterReplace),
+      answer: replaced.value,
+      linesAfter: left.lines,
     },
     baselineRssMb: baseline,
     loadAverage: loadavg(),
@@ -174,15 +196,19 @@ async function main(): Promise<void> {
       ),
       `CPU during import: service ${results.import.cpuSeconds.service.toFixed(1)} s, PostgreSQL ${results.import.cpuSeconds.postgres.toFixed(1)} s; ` +
         `during export: service ${results.export.cpuSeconds.service.toFixed(1)} s, PostgreSQL ${results.export.cpuSeconds.postgres.toFixed(1)} s`,
+      `replace keeping ${kept} addresses, removing ${results.replace.removedPairs} pairs: ${replaced.seconds.toFixed(1)} s, ` +
+        `RSS growth ${results.replace.rssGrowthMb.toFixed(1)} MiB, CPU service ${results.replace.cpuSeconds.service.toFixed(1)} s, ` +
+        `PostgreSQL ${results.replace.cpuSeconds.postgres.toFixed(1)} s`,
       `load average at the end: ${loadavg()
         .map((value) => value.toFixed(1))
         .join(' ')} on ${cpus().length} CPUs`,
       row('export lines', String(exported.value.lines), String(addresses), exported.value.lines === addresses),
+      row('export lines after replace', String(left.lines), String(kept), left.lines === kept),
       row('stats verify', verify.exact ? 'exact' : 'DRIFT', 'exact', verify.exact),
       '',
     ].join('\n'),
   );
-  if (exported.value.lines !== addresses || !verify.exact) process.exitCode = 1;
+  if (exported.value.lines !== addresses || left.lines !== kept || !verify.exact) process.exitCode = 1;
   await cleanups.run(log);
 }
 
@@ -234,14 +260,14 @@ async function sampled<T>(
   }
 }
 
-function importFile(port: number, key: string, file: string): Promise<unknown> {
+function importFile(port: number, key: string, file: string, mode: 'merge' | 'replace' = 'merge'): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const call = request(
       {
         host: '127.0.0.1',
         port,
         method: 'POST',
-        path: '/v2/import/tags',
+        path: `/v2/import/tags?mode=${mode}`,
         headers: { 'X-API-Key': key, 'Content-Type': 'application/x-ndjson', 'Content-Length': statSync(file).size },
       },
       (response) => {
