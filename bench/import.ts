@@ -18,8 +18,9 @@
  * (under $TMPDIR/chaintags-bench/profiles/). With `--endpoints`, each run's service then measures
  * those endpoints alone on the database its tag load filled (after `VACUUM ANALYZE`, as `npm run
  * bench` does): every distinct path once (the first pass), a warm-up, then the load (`--duration`,
- * `--warmup`, `--connections`); rps, latencies and the service's CPU per answer, build against
- * build on the same data, where `npm run bench` compares the service with the floor.
+ * `--warmup`, `--connections`); rps, latencies, the service's CPU per answer and its RSS peak under
+ * the load, build against build on the same data, where `npm run bench` compares the service with
+ * the floor.
  *
  * `--keep` leaves the cluster running with the imported database (`bench`) and prints its URL, for
  * EXPLAIN work on a bench-sized database; stop it with `pg_ctl -D <dir>/data stop`. `--cluster
@@ -250,7 +251,7 @@ function keptCluster(dir: string): PgCluster {
 interface TagLoadRun extends TagLoad {
   main: string;
   cpu: { service: number; postgres: number };
-  endpoints?: Partial<Record<EndpointId, { firstPass: LoadResult; load: LoadResult }>>;
+  endpoints?: Partial<Record<EndpointId, { firstPass: LoadResult; load: LoadResult; peakMb: number }>>;
 }
 
 /**
@@ -292,11 +293,12 @@ async function endpointLoads(run: Run, service: Server, url: string): Promise<Ta
   const figures: NonNullable<TagLoadRun['endpoints']> = {};
   for (const id of run.settings.endpoints) {
     const measured = await measureEndpoint(run, service, id);
-    const { firstPass, load } = measured;
+    const { firstPass, load, peakMb } = measured;
     log(
       `  ${ENDPOINT_LABELS[id]}: first pass p99 ${firstPass.p99.toFixed(1)} ms (${firstPass.requests} paths); ` +
         `${Math.round(load.rps)} rps, p50 ${load.p50.toFixed(1)} ms, p99 ${load.p99.toFixed(1)} ms, ` +
-        `CPU ${load.cpuMsPerRequest?.toFixed(3)} ms an answer${load.non2xx + load.errors > 0 ? `, ${load.non2xx} non-2xx, ${load.errors} errors` : ''}`,
+        `CPU ${load.cpuMsPerRequest?.toFixed(3)} ms an answer, RSS peak ${Math.round(peakMb)} MiB` +
+        `${load.non2xx + load.errors > 0 ? `, ${load.non2xx} non-2xx, ${load.errors} errors` : ''}`,
     );
     figures[id] = measured;
   }

@@ -108,13 +108,13 @@ export function measureAlone(
 /**
  * One endpoint on the service alone, for comparing builds on one database (`npm run bench:import
  * -- --endpoints`): every distinct path once (the first pass, ten at a time), a warm-up, then the
- * measured load.
+ * measured load, with the service's RSS peak under it (as `npm run bench` samples it).
  */
 export async function measureEndpoint(
   run: Run,
   service: Server,
   id: EndpointId,
-): Promise<{ firstPass: LoadResult; load: LoadResult }> {
+): Promise<{ firstPass: LoadResult; load: LoadResult; peakMb: number }> {
   const { settings, headers } = run;
   const paths = pathsFor(id, run.meta);
   const distinct = [...new Set(paths)];
@@ -128,7 +128,8 @@ export async function measureEndpoint(
   });
   await drive({ port: service.port, paths, headers, connections: settings.connections, seconds: settings.warmup });
   const load = { paths, headers, connections: settings.connections, seconds: settings.seconds };
-  return { firstPass, load: (await measure(service, load)).result };
+  const sampled = await measure(service, load);
+  return { firstPass, load: sampled.result, peakMb: sampled.peakMb };
 }
 
 /**
