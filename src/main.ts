@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { createApp } from './app.factory';
-import { keepRequestGarbageYoung } from './app.heap';
+import { tuneServerHeap } from './app.heap';
 import { stopOnSignals } from './app.shutdown';
 import { ConfigError, parseConfig } from './config/config';
 import { HttpDrain } from './http/shutdown/http-drain';
@@ -9,7 +9,7 @@ import { HttpDrain } from './http/shutdown/http-drain';
 const DRAIN_TIMEOUT_MS = 10_000;
 
 async function main(): Promise<void> {
-  keepRequestGarbageYoung();
+  tuneServerHeap();
   const config = parseConfig(process.env);
   const app = await createApp(config);
   const drain = new HttpDrain(app.getHttpServer());
