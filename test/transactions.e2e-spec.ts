@@ -326,6 +326,22 @@ describe.each(DATABASES)('GET /v2/transactions on %s', (kind) => {
     ]);
   });
 
+  it("pages an address's rows exactly wherever a page ends: in either branch, inside a tie, at the end", async () => {
+    // r sends and receives within one instant (tie-B, tie-a, tie-C), so a page can end in either
+    // branch and between rows of the same block_time; sol only sends to itself.
+    for (const address of [p, q, r, sol]) {
+      const all = expected((tx) => party(tx, address));
+      for (const perPage of [1, 2, 3, 5, all.length, all.length + 1]) {
+        const pages = await walk(`api_key=${t.keys.alice}&per_page=${perPage}&address=${address.canonical}`);
+        expect(pages.flat()).toEqual(all);
+        expect(pages.every((page, index) => page.length === perPage || index === pages.length - 1)).toBe(true);
+      }
+    }
+    const latest = await get(`address=${r.canonical}&per_page=1&since=${at(4)}`).expect(200);
+    expect(latest.body).toEqual(expected((tx) => party(tx, r)).slice(0, 1));
+    expect(await list(`address=${r.canonical}&since=2030-01-01T00:00:00Z`)).toEqual([]);
+  });
+
   it('stays exact while newer rows are inserted between page fetches, also on the sender/recipient branches', async () => {
     const ingest = t.app.get(IngestService);
     let minute = 0;
