@@ -99,7 +99,12 @@ export class TransactionsRepository {
    * - **by member**: each member's newest rows from its sender and recipient indexes (on
    *   PostgreSQL at most `limit` per member and side, `LATERAL`), ordered and cut: at most the
    *   tag's own transactions, and at most `limit` per member and side, so for a tag with few
-   *   transactions or few members.
+   *   transactions or few members. A transfer between two members is in both of their lists; on
+   *   PostgreSQL the lists' union drops the repeat (a hash of at most 2 × `limit` ids a member),
+   *   where a recipient's row whose sender is a member was left out by a lookup in the tag, which
+   *   PostgreSQL ran as a scan of every member for each row: rows × members (bench/README.md,
+   *   change 76). Every row of the page is in one of the lists: a sender's (or recipient's) newer
+   *   rows are all in the tag's too, so fewer than `limit` of them come before it.
    *
    * Left to itself, PostgreSQL guessed a tag's size from the average tag and walked the whole
    * table for a tag of ten quiet addresses (1.7 s at 1M transactions), or read all 175,000
@@ -130,14 +135,14 @@ export class TransactionsRepository {
       const onRows = listConditions(filters, (name) => filterOnly(this.db.dialect, name));
       return this.db.query<TransactionRow>(sentOrReceived(members, onRows, limit));
     }
-    const perMember = (end: string, more: SqlFragment[]) =>
+    const perMember = (end: string) =>
       sql`SELECT k.id, k.block_time FROM (${members}) m CROSS JOIN LATERAL (
-            SELECT id, block_time FROM transactions x WHERE ${raw(end)} = m.address AND ${and([...more, ...conditions])}
+            SELECT id, block_time FROM transactions x WHERE ${raw(end)} = m.address AND ${and(conditions)}
             ${NEWEST_FIRST} LIMIT ${limit}) k`;
-    const notFromMember = sql`NOT EXISTS (SELECT 1 FROM (${members}) o WHERE o.address = x.from_address)`;
+    // UNION, not UNION ALL: a transfer between two members is in both lists, and counts once.
     return this.db.query<TransactionRow>(
       sql`SELECT ${COLUMNS} FROM transactions WHERE id IN (
-            SELECT id FROM (${perMember('from_address', [])} UNION ALL ${perMember('to_address', [notFromMember])}) AS ends
+            SELECT id FROM (${perMember('from_address')} UNION ${perMember('to_address')}) AS ends
             ${NEWEST_FIRST} LIMIT ${limit})
           ${NEWEST_FIRST}`,
     );
@@ -203,7 +208,9 @@ export class TransactionsRepository {
  * at most the tag's transactions, by member. A walked row is an entry of the time index read in
  * order with its two ends looked up in the tag; by member, each member's rows are ranges of two
  * indexes, gathered and sorted: on the 10M bench database by member took about ten times as long
- * a row (bench/README.md, change 60). So a tag of 19 busy addresses with 10,069 transactions is
+ * a row (bench/README.md, change 60), and about three and a half times since change 76 made it
+ * cheaper (0.2 here would then read 7% faster over the bench's larger tags; not changed: within
+ * the runs' spread). So a tag of 19 busy addresses with 10,069 transactions is
  * read by member (3 ms, walked 26 ms), one of 312 with 29,470 walked (6 ms, by member 84 ms).
  * Only the cost depends on it: the tests read every tag both ways (walkedRow 0 walks every tag over
  * walkAbove; walkAbove Infinity walks none).
