@@ -582,6 +582,11 @@ function pooled(windows: readonly Window[]): LoadResult {
     max: latencies[latencies.length - 1] ?? NaN,
     non2xx: windows.reduce((sum, window) => sum + window.result.non2xx, 0),
     errors: windows.reduce((sum, window) => sum + window.result.errors, 0),
+    bytesPerAnswer:
+      windows.reduce(
+        (sum, window) => sum + window.result.bytesPerAnswer * (window.result.latenciesMs?.length ?? 0),
+        0,
+      ) / latencies.length,
     cpuMsPerRequest: (cpuSeconds * 1000) / Math.max(1, requests),
   };
 }

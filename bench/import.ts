@@ -297,7 +297,8 @@ async function endpointLoads(run: Run, service: Server, url: string): Promise<Ta
     log(
       `  ${ENDPOINT_LABELS[id]}: first pass p99 ${firstPass.p99.toFixed(1)} ms (${firstPass.requests} paths); ` +
         `${Math.round(load.rps)} rps, p50 ${load.p50.toFixed(1)} ms, p99 ${load.p99.toFixed(1)} ms, ` +
-        `CPU ${load.cpuMsPerRequest?.toFixed(3)} ms an answer, RSS peak ${Math.round(peakMb)} MiB` +
+        `CPU ${load.cpuMsPerRequest?.toFixed(3)} ms an answer, ${(load.bytesPerAnswer / 1000).toFixed(1)} kB an answer, ` +
+        `RSS peak ${Math.round(peakMb)} MiB` +
         `${load.non2xx + load.errors > 0 ? `, ${load.non2xx} non-2xx, ${load.errors} errors` : ''}`,
     );
     figures[id] = measured;

@@ -40,6 +40,8 @@ export interface LoadResult {
   max: number;
   non2xx: number;
   errors: number;
+  /** Mean size of the 2xx answers in bytes, headers included: how much each answer carries. */
+  bytesPerAnswer: number;
   /** CPU time the server spent per answer (user + system), in milliseconds; set by the caller. */
   cpuMsPerRequest?: number;
   /** The 2xx latencies, sorted, with `keepLatencies`. */
@@ -61,6 +63,7 @@ export async function drive(options: LoadOptions): Promise<LoadResult> {
   let next = 0;
   const latencies: number[] = [];
   let non2xx = 0;
+  let answerBytes = 0;
   const { endpointOf } = options;
   const shares = new Map<string, { latencies: number[]; non2xx: number }>();
   let answeredPath: string | undefined;
@@ -88,10 +91,12 @@ export async function drive(options: LoadOptions): Promise<LoadResult> {
       },
     ],
   });
-  instance.on('response', (_client: unknown, status: number, _bytes: number, milliseconds: number) => {
+  instance.on('response', (_client: unknown, status: number, bytes: number, milliseconds: number) => {
     const ok = status >= 200 && status < 300;
-    if (ok) latencies.push(milliseconds);
-    else non2xx += 1;
+    if (ok) {
+      latencies.push(milliseconds);
+      answerBytes += bytes;
+    } else non2xx += 1;
     if (endpointOf === undefined) return;
     const endpoint = answeredPath === undefined ? 'unknown' : endpointOf(answeredPath);
     answeredPath = undefined;
@@ -134,6 +139,7 @@ export async function drive(options: LoadOptions): Promise<LoadResult> {
     max: latencies[latencies.length - 1] ?? NaN,
     non2xx,
     errors: result.errors,
+    bytesPerAnswer: latencies.length === 0 ? NaN : answerBytes / latencies.length,
     ...(options.keepLatencies ? { latenciesMs: latencies } : {}),
     ...(byEndpoint === undefined ? {} : { byEndpoint }),
   };

@@ -148,8 +148,16 @@ export interface Results {
   postgres: PostgresFigures;
   sqlite?: SqliteFigures;
   targets: Target[];
-  /** p99 of this run against the run at another transaction count, per endpoint (service only). */
-  growth?: { against: number; p99Ratio: Partial<Record<EndpointId, number>> };
+  /**
+   * p99 of this run against the run at another transaction count, per endpoint (service only), and
+   * the size of the answers against that run's: a page of an address's transactions fills up as
+   * addresses get busier, so the same request answers more.
+   */
+  growth?: {
+    against: number;
+    p99Ratio: Partial<Record<EndpointId, number>>;
+    answerSizeRatio?: Partial<Record<EndpointId, number>>;
+  };
 }
 
 export const number = (value: number, digits = 0) =>
@@ -167,6 +175,12 @@ export function table(header: string[], rows: string[][]): string {
 }
 
 /** The human-readable summary printed at the end of a run. */
+/** ` (answers 3.1× the size)` where the run it is compared with measured its answers too. */
+function answerGrowth(growth: NonNullable<Results['growth']>, id: EndpointId): string {
+  const ratio = growth.answerSizeRatio?.[id];
+  return ratio === undefined ? '' : ` (answers ${number(ratio, 1)}× the size)`;
+}
+
 export function formatResults(results: Results): string {
   const { options } = results.dataset;
   const parts: string[] = [];
@@ -188,13 +202,14 @@ export function formatResults(results: Results): string {
   const pg = results.postgres;
   parts.push(
     table(
-      ['endpoint', 'service rps', 'p50', 'p99', 'CPU ms', 'floor rps', 'p50', 'p99', 'CPU ms', 'service/floor'],
+      ['endpoint', 'service rps', 'p50', 'p99', 'CPU ms', 'kB', 'floor rps', 'p50', 'p99', 'CPU ms', 'service/floor'],
       Object.entries(pg.endpoints).map(([id, figures]) => [
         ENDPOINT_LABELS[id as EndpointId],
         number(figures.service.rps),
         number(figures.service.p50, 1),
         number(figures.service.p99, 1),
         number(figures.service.cpuMsPerRequest ?? NaN, 2),
+        number(figures.service.bytesPerAnswer / 1000, 1),
         number(figures.floor.rps),
         number(figures.floor.p50, 1),
         number(figures.floor.p99, 1),
@@ -259,7 +274,7 @@ export function formatResults(results: Results): string {
       '',
       `p99 against the run with ${number(results.growth.against)} transactions: ` +
         Object.entries(results.growth.p99Ratio)
-          .map(([id, ratio]) => `${id} ${number(ratio, 2)}×`)
+          .map(([id, ratio]) => `${id} ${number(ratio, 2)}×${answerGrowth(results.growth!, id as EndpointId)}`)
           .join(', '),
     );
   }
@@ -335,7 +350,7 @@ export function evaluateTargets(results: Omit<Results, 'targets'>): Target[] {
       targets.push({
         name: `p99 growth ${ENDPOINT_LABELS[id as EndpointId]}`,
         goal: '<= 1.30',
-        reached: `${ratio.toFixed(2)}×`,
+        reached: `${ratio.toFixed(2)}×${answerGrowth(results.growth, id as EndpointId)}`,
         met: ratio <= 1.3,
       });
     }

@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import type { PgCluster } from '../../test/support/pg-cluster';
 import { DatasetOptions, DEFAULT_DATASET } from '../dataset/options';
+import type { LoadResult } from '../lib/load';
 import { serverVersion } from '../lib/postgres';
 import { hostFacts, machineTicks } from '../lib/processes';
 import { ENDPOINT_IDS, evaluateTargets, formatResults, PostgresFigures, Results, SqliteFigures } from '../lib/report';
@@ -104,25 +105,30 @@ function growthAgainstOtherRun(
       other.seed === options.seed;
     return comparable ? results : undefined;
   };
-  const ratios = (larger: PostgresFigures, smaller: PostgresFigures) =>
+  const ratios = (larger: PostgresFigures, smaller: PostgresFigures, of: (result: LoadResult) => number) =>
     Object.fromEntries(
       ENDPOINT_IDS.flatMap((id) => {
         const big = larger.endpoints[id];
         const small = smaller.endpoints[id];
-        return big !== undefined && small !== undefined ? [[id, big.service.p99 / small.service.p99]] : [];
+        const ratio = big !== undefined && small !== undefined ? of(big.service) / of(small.service) : NaN;
+        return Number.isFinite(ratio) ? [[id, ratio]] : [];
       }),
     );
+  const growth = (against: number, larger: PostgresFigures, smaller: PostgresFigures): Results['growth'] => ({
+    against,
+    p99Ratio: ratios(larger, smaller, (result) => result.p99),
+    // Runs written before answers were measured have no size: no ratio then.
+    answerSizeRatio: ratios(larger, smaller, (result) => result.bytesPerAnswer),
+  });
   if (options.transactions > DEFAULT_DATASET.transactions) {
     const base = load(DEFAULT_DATASET.transactions);
-    return base === undefined
-      ? undefined
-      : { against: DEFAULT_DATASET.transactions, p99Ratio: ratios(postgres, base.postgres) };
+    return base === undefined ? undefined : growth(DEFAULT_DATASET.transactions, postgres, base.postgres);
   }
   if (options.transactions === DEFAULT_DATASET.transactions) {
     const larger = transactionCountsOnFile(pgSettings).filter((count) => count > options.transactions);
     const largest = larger.length > 0 ? Math.max(...larger) : undefined;
     const other = largest === undefined ? undefined : load(largest);
-    return other === undefined ? undefined : { against: largest!, p99Ratio: ratios(other.postgres, postgres) };
+    return other === undefined ? undefined : growth(largest!, other.postgres, postgres);
   }
   return undefined;
 }
