@@ -229,7 +229,7 @@ describe.each(DATABASES)('GET /v2/transactions on %s', (kind) => {
         seen.push(statement);
         return Promise.resolve([]);
       });
-      Object.assign(tagTransactions, { walkAbove, walkedRow: 0 });
+      Object.assign(tagTransactions, { walkAbove, walkedRow: { postgres: 0, sqlite: 0 } });
       try {
         await t.app.get(TransactionsRepository).page({ ...filters, scope }, 51);
       } finally {
@@ -288,7 +288,7 @@ describe.each(DATABASES)('GET /v2/transactions on %s', (kind) => {
   ])("a tag's rows read %s", (_way, walkAbove) => {
     const inTraders = (tx: TransactionFixture) => party(tx, p) || party(tx, r);
     beforeAll(() => {
-      Object.assign(tagTransactions, { walkAbove, walkedRow: 0 });
+      Object.assign(tagTransactions, { walkAbove, walkedRow: { postgres: 0, sqlite: 0 } });
     });
     afterAll(() => {
       Object.assign(tagTransactions, DEFAULT_WAYS);
