@@ -175,10 +175,13 @@ export function table(header: string[], rows: string[][]): string {
 }
 
 /** The human-readable summary printed at the end of a run. */
-/** ` (answers 3.1× the size)` where the run it is compared with measured its answers too. */
+/**
+ * ` (answers 2.7× the size)` where the answers' size moved by a tenth or more against the run it is
+ * compared with (and that run measured it too).
+ */
 function answerGrowth(growth: NonNullable<Results['growth']>, id: EndpointId): string {
   const ratio = growth.answerSizeRatio?.[id];
-  return ratio === undefined ? '' : ` (answers ${number(ratio, 1)}× the size)`;
+  return ratio === undefined || Math.abs(ratio - 1) < 0.1 ? '' : ` (answers ${number(ratio, 1)}× the size)`;
 }
 
 export function formatResults(results: Results): string {
