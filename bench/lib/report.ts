@@ -174,7 +174,6 @@ export function table(header: string[], rows: string[][]): string {
   return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
 }
 
-/** The human-readable summary printed at the end of a run. */
 /**
  * ` (answers 2.7× the size)` where the answers' size moved by a tenth or more against the run it is
  * compared with (and that run measured it too).
@@ -184,6 +183,7 @@ function answerGrowth(growth: NonNullable<Results['growth']>, id: EndpointId): s
   return ratio === undefined || Math.abs(ratio - 1) < 0.1 ? '' : ` (answers ${number(ratio, 1)}× the size)`;
 }
 
+/** The human-readable summary printed at the end of a run. */
 export function formatResults(results: Results): string {
   const { options } = results.dataset;
   const parts: string[] = [];
