@@ -18,7 +18,7 @@
  *   DATABASE_URL=postgres://… FLOOR_PORT=3100 node -r @swc-node/register bench/floor.ts
  */
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { Pool } from 'pg';
+import { Pool, type PoolClient } from 'pg';
 import { AccountsRepository } from '../src/modules/accounts/accounts.repository';
 import { AccountsService } from '../src/modules/accounts/accounts.service';
 import { parseAddress } from '../src/core/addresses';
@@ -26,7 +26,7 @@ import { AddressesService } from '../src/modules/addresses/addresses.service';
 import { isChainId } from '../src/core/chains/chain-ids';
 import { ApiError } from '../src/core/errors';
 import { CursorPage, formatLinks, OffsetPage, pageLinks } from '../src/http/paging/paging';
-import { countOf, type Db, type Row } from '../src/database/db.service';
+import { countOf, type Db, type Row, type Sql } from '../src/database/db.service';
 import { render, type SqlFragment } from '../src/database/sql';
 import { HoldingsRepository } from '../src/modules/holdings/holdings.repository';
 import { HoldingsService } from '../src/modules/holdings/holdings.service';
@@ -60,19 +60,40 @@ export interface Floor {
  * dialect on these read paths; they never open a transaction here.
  */
 function poolDb(pool: Pool): Db {
-  const run = (statement: SqlFragment) => {
-    const { text, params } = render(statement, 'postgres');
-    return pool.query(text, params);
-  };
-  const query = async <T = Row>(statement: SqlFragment): Promise<T[]> => (await run(statement)).rows as T[];
   const db = {
-    dialect: 'postgres' as const,
-    query,
-    execute: async (statement: SqlFragment): Promise<number> => (await run(statement)).rowCount ?? 0,
-    count: async (statement: SqlFragment): Promise<number> => countOf(await query(statement)),
+    ...statementsOn(pool),
+    count: async (statement: SqlFragment): Promise<number> => countOf(await db.query(statement)),
     transaction: () => Promise.reject(new Error('the floor serves reads only')),
+    // Reads in one snapshot, as Db.snapshot runs them on PostgreSQL.
+    snapshot: async <T>(work: (q: Sql) => Promise<T>): Promise<T> => {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+        const result = await work(statementsOn(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
   };
   return db as unknown as Db;
+}
+
+/** Statements on the pool, or on one of its clients. */
+function statementsOn(target: Pool | PoolClient): Sql {
+  const run = (statement: SqlFragment) => {
+    const { text, params } = render(statement, 'postgres');
+    return target.query(text, params);
+  };
+  return {
+    dialect: 'postgres',
+    query: async <T = Row>(statement: SqlFragment): Promise<T[]> => (await run(statement)).rows as T[],
+    execute: async (statement: SqlFragment): Promise<number> => (await run(statement)).rowCount ?? 0,
+  };
 }
 
 export async function startFloor(databaseUrl: string, port = 0): Promise<Floor> {

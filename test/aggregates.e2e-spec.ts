@@ -20,6 +20,7 @@ import { RecordSink } from '../src/modules/ingest/sink/record-sink';
 import type { SourceBatch } from '../src/modules/ingest/sources/record-source';
 import { StatsRepository } from '../src/modules/stats/stats.repository';
 import { StatsService } from '../src/modules/stats/stats.service';
+import { ReservedSetCounts, reservedSets, type ReservedSetPlan } from '../src/modules/stats/reserved-set-counts';
 import type { TagPair } from '../src/modules/tags/portability/tag-files';
 import { TagPortabilityRepository } from '../src/modules/tags/tag-portability.repository';
 import { TagsService } from '../src/modules/tags/tags.service';
@@ -36,6 +37,7 @@ import type { NamedScope, TagScope } from '../src/core/tags/tag-scope';
  * writers on PostgreSQL; then `stats verify`.
  */
 
+const DEFAULT_REMEMBERED = reservedSets.remembered;
 const ADDRESSES = Array.from({ length: 4 }, (_v, index) => evmAddress(`aggregates-${index}`));
 const TOKENS = ['0', deployment('tether', 'ethereum').address];
 const TIMES = ['2024-01-01T00:00:00Z', '2024-02-01T00:00:00Z', '2024-03-01T00:00:00Z'];
@@ -448,6 +450,76 @@ describe.each(DATABASES)('kept aggregates on %s', (kind) => {
     await tags.assign(alice, 'alpha_tag', parsed([a]), 'test_key');
     await expectExact();
     expect(await stats.forScope(untagged)).toMatchObject({ address_count: 2, txn_count: 2 });
+  });
+
+  it("read the reserved tag's transactions between its addresses again only for those a write changed", async () => {
+    await reset();
+    const [a, b, c, e] = ['a', 'b', 'c', 'e'].map((name) => evmAddress(`aggregates-memo-${name}`)) as [
+      TestAddress,
+      TestAddress,
+      TestAddress,
+      TestAddress,
+    ];
+    await apply({ kind: 'import', records: [transfer('memo-ab', a, b), transfer('memo-ae', a, e)] });
+    const alice = accountIds.get('alice')!;
+    await tags.assign(alice, '0', parsed([a, b, c]), 'test_key');
+    const untagged = { kind: 'untagged' as const, accountId: alice };
+    const plan = jest.spyOn(ReservedSetCounts.prototype, 'plan');
+    // The served counts against the reference, and which members' received entries that read.
+    const read = async (): Promise<string[]> => {
+      plan.mockClear();
+      const served = await stats.forScope(untagged);
+      const [counts, totals] = await Promise.all([
+        reference.countsForScope(untagged),
+        reference.totalsForScope(untagged),
+      ]);
+      expect(served).toEqual({ ...counts, total_value_usd: totalUsd(totals) });
+      const [result] = plan.mock.results;
+      return [...(result!.value as ReservedSetPlan).read].sort(binaryOrder);
+    };
+    const names = (...addresses: TestAddress[]) => addresses.map((address) => address.canonical).sort(binaryOrder);
+    try {
+      expect(await read()).toEqual(names(a, b, c));
+      expect(await stats.forScope(untagged)).toMatchObject({ txn_count: 2 });
+      // A write between c and b: only their entries again.
+      await apply({ kind: 'import', records: [transfer('memo-cb', c, b)] });
+      expect(await read()).toEqual(names(b, c));
+      expect(await read()).toEqual([]);
+      // Transactions moved behind the kept rows' back (a → e becomes a → c), then rewritten by
+      // `stats verify --repair`: the rows it writes carry no version, and are read every time.
+      await db.execute(sql`UPDATE transactions SET to_address = ${c.canonical} WHERE to_address = ${e.canonical}`);
+      expect((await stats.verify(true)).repaired).toBe(true);
+      expect(await read()).toEqual(names(a, b, c));
+      expect(await stats.forScope(untagged)).toMatchObject({ txn_count: 3 });
+      await db.execute(sql`UPDATE transactions SET from_address = ${e.canonical} WHERE from_address = ${c.canonical}`);
+      expect((await stats.verify(true)).repaired).toBe(true);
+      expect(await read()).toEqual(names(a, b, c));
+      // a → b and a → c between two of them, e → b with b alone.
+      expect(await stats.forScope(untagged)).toMatchObject({ txn_count: 3 });
+      // A write stamps them again; then b is tagged: a set of other addresses is read whole.
+      await apply({ kind: 'import', records: [transfer('memo-ba', b, a), transfer('memo-cc', c, e)] });
+      expect(await read()).toEqual(names(a, b, c));
+      expect(await read()).toEqual([]);
+      await tags.assign(alice, 'alpha_tag', parsed([b]), 'test_key');
+      expect(await read()).toEqual(names(a, c));
+      expect(await stats.forScope(untagged)).toMatchObject({ address_count: 2, txn_count: 4 });
+      // A set over the limit is not remembered: counted whole, on every read.
+      reservedSets.remembered = 1;
+      await apply({ kind: 'import', records: [transfer('memo-ca', c, a)] });
+      for (const _again of [1, 2]) {
+        plan.mockClear();
+        const [counts, totals] = await Promise.all([
+          reference.countsForScope(untagged),
+          reference.totalsForScope(untagged),
+        ]);
+        expect(await stats.forScope(untagged)).toEqual({ ...counts, total_value_usd: totalUsd(totals) });
+        expect(plan).not.toHaveBeenCalled();
+      }
+      expect(await stats.forScope(untagged)).toMatchObject({ address_count: 2, txn_count: 5 });
+    } finally {
+      plan.mockRestore();
+      reservedSets.remembered = DEFAULT_REMEMBERED;
+    }
   });
 
   it('count a busy address against the members by lookups with the default costs, exactly', async () => {

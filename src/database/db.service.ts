@@ -68,6 +68,17 @@ export class Db implements Sql {
   }
 
   /**
+   * Reads that must see one committed state together, several statements in one snapshot: on
+   * PostgreSQL a read-only REPEATABLE READ transaction on a pooled client of its own; on SQLite a
+   * deferred transaction, in turn with the process's other statements (in WAL mode it reads the
+   * last commit before its first statement, whatever another process commits meanwhile).
+   */
+  snapshot<T>(work: (q: Sql) => Promise<T>): Promise<T> {
+    if (this.dialect === 'postgres') return this.postgresTransaction(work, 'REPEATABLE READ READ ONLY');
+    return this.exclusive(() => this.sqliteTransaction(work, 'BEGIN'));
+  }
+
+  /**
    * Writers lock rows in a fixed (canonical) order, so deadlocks should not happen; should
    * PostgreSQL still pick this transaction as a deadlock or serialization victim, it is rolled back
    * whole and run again, a bounded number of times.
@@ -82,11 +93,11 @@ export class Db implements Sql {
     }
   }
 
-  private async postgresTransaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
+  private async postgresTransaction<T>(work: (tx: Sql) => Promise<T>, isolation = 'READ COMMITTED'): Promise<T> {
     const client = await this.pool().connect();
     let broken: unknown;
     try {
-      await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
+      await client.query(`BEGIN ISOLATION LEVEL ${isolation}`);
       const result = await work(postgresSql(client));
       await client.query('COMMIT');
       return result;
@@ -131,9 +142,9 @@ export class Db implements Sql {
     });
   }
 
-  private async sqliteTransaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
+  private async sqliteTransaction<T>(work: (tx: Sql) => Promise<T>, begin = 'BEGIN IMMEDIATE'): Promise<T> {
     const runner = this.dataSource.createQueryRunner();
-    await runner.query('BEGIN IMMEDIATE');
+    await runner.query(begin);
     try {
       const result = await work(sqliteSql(runner));
       await runner.query('COMMIT');

@@ -22,6 +22,7 @@ import { TrackedTagged1763700000150 } from './1763700000150-tracked-tagged';
 import { MembershipWrites1763700000160 } from './1763700000160-membership-writes';
 import { SenderPairs1763700000170 } from './1763700000170-sender-pairs';
 import { AddressPairs1763700000180 } from './1763700000180-address-pairs';
+import { AddressVersions1763700000190 } from './1763700000190-address-versions';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   MembershipWrites1763700000160,
   SenderPairs1763700000170,
   AddressPairs1763700000180,
+  AddressVersions1763700000190,
 ];

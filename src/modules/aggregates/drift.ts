@@ -39,7 +39,10 @@ export async function rebuildAggregates(tx: Sql): Promise<void> {
   for (const { table } of [...refilled].reverse()) await tx.execute(sql`DELETE FROM ${raw(table)}`);
   for (const aggregate of KEPT_AGGREGATES) {
     if (aggregate.rebuild !== undefined) await aggregate.rebuild(tx);
-    else await tx.execute(sql`INSERT INTO ${raw(aggregate.table)} ${aggregate.reference(tx)}`);
+    else {
+      const columns = aggregate.columns === undefined ? '' : ` (${aggregate.columns.join(', ')})`;
+      await tx.execute(sql`INSERT INTO ${raw(aggregate.table + columns)} ${aggregate.reference(tx)}`);
+    }
   }
 }
 

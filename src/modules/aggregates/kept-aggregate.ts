@@ -68,6 +68,11 @@ export interface KeptAggregate {
   readonly key: readonly string[];
   /** The kept rows to compare, those that count nothing left out (the same as no row). */
   kept(db: Pick<Sql, 'dialect'>): SqlFragment;
+  /**
+   * The columns `kept` and `reference` answer, in their order, where the table has others that
+   * are not compared (left to their defaults by a rewrite); all of the table's when omitted.
+   */
+  readonly columns?: readonly string[];
   /** The rows as they must be, with the same columns. */
   reference(db: Pick<Sql, 'dialect'>): SqlFragment;
   /** A data write's delta (imports, a follower's blocks, rewinds): one per writing transaction. */

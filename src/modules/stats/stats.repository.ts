@@ -1,10 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../database/db.service';
+import { Db, type Sql } from '../../database/db.service';
 import { addressSet } from '../../database/address-sets';
 import { type Drift, findDrift, rebuildAggregates } from '../aggregates/aggregates.service';
-import { bigSum, filterOnly, joinedText } from '../../database/dialect';
-import { prepared, raw, sql, SqlFragment } from '../../database/sql';
+import { bigSum, filterOnly, inTexts, joinedText } from '../../database/dialect';
+import { addressChunks, prepared, raw, sql, SqlFragment } from '../../database/sql';
 import { NamedTag, TagScope } from '../../core/tags/tag-scope';
+import { type MemberVersion, ReservedSetCounts } from './reserved-set-counts';
+
+/** The reserved tag `0`'s scope: an account's tracked addresses without a tag. */
+type UntaggedScope = Extract<TagScope, { kind: 'untagged' }>;
 
 /** Balances summed per token deployment, with the token's latest USD price (as exact decimal text). */
 export interface DeploymentTotal {
@@ -31,9 +35,9 @@ interface Counts {
  *
  * The reserved tag's set (tracked addresses without a tag) has no kept aggregates of its own: its
  * members change with every tag assignment of the account. Its counts are summed from its members'
- * kept rows (countsForSet), its balances from their holdings. Holdings with a zero balance are not
- * counted. countsForScope computes the counts of any set from the data: the reference SQL the
- * tests hold the served stats to.
+ * kept rows (countsForSet, which remembers what it read of their histories: ReservedSetCounts), its
+ * balances from their holdings. Holdings with a zero balance are not counted. countsForScope
+ * computes the counts of any set from the data: the reference SQL the tests hold the served stats to.
  *
  * A transaction counts once even when both ends are members. The reference counts it with the
  * ones the members sent, or with the ones they received from a non-member. Each half reads one
@@ -44,6 +48,9 @@ interface Counts {
  */
 @Injectable()
 export class StatsRepository {
+  /** What the reserved tag's counts remember of each account's set between requests. */
+  private readonly reserved = new ReservedSetCounts();
+
   constructor(private readonly db: Db) {}
 
   /** How the kept aggregates differ from the reference computation (none: exact). */
@@ -106,32 +113,84 @@ export class StatsRepository {
   }
 
   /**
-   * A set's counts from its members' kept address_stats rows, less the transactions between two
-   * members, which those rows count at both ends: found in the members' received entries
-   * (transactions_by_pair), so only one index is read for them where the reference reads two. One
-   * statement, one snapshot.
+   * The reserved tag's counts: its members' kept address_stats rows summed, less the transactions
+   * between two members, which those rows count at both ends. Those are found in the members'
+   * received entries (transactions_by_pair), read only for the members whose transactions may have
+   * changed since this process last read the set (ReservedSetCounts): a set no write touched costs
+   * one statement over its rows, not their histories. Where entries must be read, the set is read
+   * again with them in one snapshot. A set too large to remember is counted whole every time.
    */
-  async countsForSet(scope: TagScope): Promise<Counts & { address_count: number }> {
-    const members = addressSet(scope);
-    // SQLite would otherwise look the senders up by their own index rather than read the members'
-    // received entries, which carry them.
-    const sender = filterOnly(this.db.dialect, 't.from_address');
-    const [row] = await this.db.query<{
+  async countsForSet(scope: UntaggedScope): Promise<Counts & { address_count: number }> {
+    // A set this process has not read yet is read whole: in the snapshot straight away.
+    if (this.reserved.remembers(scope.accountId)) {
+      const alone = await this.reservedSet(this.db, scope);
+      const plan = alone.members && this.reserved.plan(scope.accountId, alone.members);
+      if (plan?.read.length === 0) return alone.counts(plan.settle(new Map()));
+    }
+    return this.db.snapshot(async (q) => {
+      const { members, counts } = await this.reservedSet(q, scope);
+      const within = addressSet(scope);
+      // SQLite would otherwise look the senders up by their own index rather than read the members'
+      // received entries, which carry them.
+      const sender = filterOnly(q.dialect, 't.from_address');
+      if (members === undefined) {
+        this.reserved.forget(scope.accountId);
+        const [row] = await q.query<{ n: number | string }>(
+          sql`SELECT COUNT(*) AS n FROM transactions t WHERE t.to_address IN (${within})
+              AND ${sender} IN (${within}) AND t.from_address <> t.to_address`,
+        );
+        return counts(Number(row?.n ?? 0));
+      }
+      const plan = this.reserved.plan(scope.accountId, members);
+      const read = new Map<string, number>();
+      for (const chunk of addressChunks(plan.read)) {
+        for (const address of chunk) read.set(address, 0);
+        const found = await q.query<{ address: string; n: number | string }>(
+          sql`SELECT t.to_address AS address, COUNT(*) AS n FROM transactions t
+              WHERE t.to_address ${inTexts(q.dialect, chunk)} AND ${sender} IN (${within})
+                AND t.from_address <> t.to_address
+              GROUP BY t.to_address`,
+        );
+        for (const row of found) read.set(row.address, Number(row.n));
+      }
+      return counts(plan.settle(read));
+    });
+  }
+
+  /**
+   * The reserved tag's set as one row: its members' kept counts summed, and each member with its
+   * address_stats version as one text (`address version,…`: a thousand rows parsed one by one
+   * cost the service about a millisecond a request); no members (undefined) for a set over
+   * ReservedSetCounts' limit, which is not remembered.
+   */
+  private async reservedSet(q: Sql, scope: UntaggedScope) {
+    const member = sql`m.address || ' ' || COALESCE(s.version, 0)`;
+    const [row] = await q.query<{
       addresses: number | string;
       holdings: number | string | null;
       ends: number | string | null;
-      shared: number | string;
+      members: string | null;
     }>(
-      sql`SELECT (SELECT COUNT(*) FROM (${members}) m) AS addresses, k.holdings, k.ends, b.n AS shared
-          FROM (SELECT SUM(s.holding_count) AS holdings, SUM(s.txn_count) AS ends FROM address_stats s
-              WHERE s.address IN (${members})) k,
-            (SELECT COUNT(*) AS n FROM transactions t WHERE t.to_address IN (${members})
-              AND ${sender} IN (${members}) AND t.from_address <> t.to_address) b`,
+      sql`SELECT COUNT(*) AS addresses, SUM(s.holding_count) AS holdings, SUM(s.txn_count) AS ends,
+            CASE WHEN COUNT(*) <= ${this.reserved.limit} THEN ${joinedText(q.dialect, member, ',')} END AS members
+          FROM (${addressSet(scope)}) m LEFT JOIN address_stats s ON s.address = m.address`,
     );
+    const addresses = Number(row?.addresses ?? 0);
+    const members =
+      addresses > this.reserved.limit
+        ? undefined
+        : (row?.members ?? '').split(',').flatMap((entry): MemberVersion[] => {
+            if (entry === '') return [];
+            const space = entry.lastIndexOf(' ');
+            return [{ address: entry.slice(0, space), version: Number(entry.slice(space + 1)) }];
+          });
     return {
-      token_holding_count: Number(row?.holdings ?? 0),
-      txn_count: Number(row?.ends ?? 0) - Number(row?.shared ?? 0),
-      address_count: Number(row?.addresses ?? 0),
+      members,
+      counts: (shared: number) => ({
+        token_holding_count: Number(row?.holdings ?? 0),
+        txn_count: Number(row?.ends ?? 0) - shared,
+        address_count: addresses,
+      }),
     };
   }
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { NamedScope, TagScope } from '../../core/tags/tag-scope';
+import { NamedScope } from '../../core/tags/tag-scope';
 import type { Drift } from '../aggregates/aggregates.service';
 import { StatsRepository } from './stats.repository';
 import { totalUsd } from '../../core/money/valuation';
@@ -24,7 +24,8 @@ export interface VerifyReport {
 /**
  * Contract §5: counts of non-zero holdings and of transactions, and the USD value of the holdings.
  * Addresses and real tags are read from the kept aggregates, exact in every committed state, so
- * nothing is cached; the reserved tag's set is summed from its members' kept rows on every request.
+ * nothing is cached; the reserved tag's set is summed from its members' kept rows on every request
+ * (what is remembered between requests is checked against the rows read: ReservedSetCounts).
  */
 @Injectable()
 export class StatsService {
@@ -70,7 +71,7 @@ export class StatsService {
   }
 
   /** The reserved tag's set has no kept aggregates of its own: its members' counts and holdings, side by side. */
-  private async computedFor(scope: TagScope) {
+  private async computedFor(scope: Extract<NamedScope, { kind: 'untagged' }>) {
     const [counts, totals] = await Promise.all([this.stats.countsForSet(scope), this.stats.totalsForScope(scope)]);
     return { ...counts, totals };
   }

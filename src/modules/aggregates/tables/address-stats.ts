@@ -1,6 +1,6 @@
 import type { Sql } from '../../../database/db.service';
 import { forShare, inTexts, textRows } from '../../../database/dialect';
-import { addressChunks, chunks, prepared, sql, type SqlFragment } from '../../../database/sql';
+import { addressChunks, chunks, prepared, raw, sql, type SqlFragment } from '../../../database/sql';
 import { binaryOrder } from '../../../core/text/binary-order';
 import { backoff } from '../../../core/time/backoff';
 import { HALF_OF_DEADLOCK_TIMEOUT, WAITED_TOO_LONG, withinLockTimeout } from '../../../database/lock-timeout';
@@ -16,6 +16,8 @@ import type { DataDelta, KeptAggregate, WriteRound } from '../kept-aggregate';
 export const addressStats: KeptAggregate = {
   table: 'address_stats',
   key: ['address'],
+  // `version` (which write last changed the row) is not an aggregate: a rewrite leaves it 0.
+  columns: ['address', 'holding_count', 'txn_count'],
   kept: () =>
     sql`SELECT address, holding_count, txn_count FROM address_stats WHERE holding_count <> 0 OR txn_count <> 0`,
   // A transaction counts for its sender, and for its recipient unless that is the sender.
@@ -47,21 +49,24 @@ class AddressStatsDelta implements DataDelta {
         for (const address of endsOf(ends)) delta(address).txns += step;
       }
     }
+    if (addresses.size === 0) return;
     const above = pairedAddresses.above;
+    const version = await nextVersion(tx);
     const ordered = [...addresses.keys()].sort(binaryOrder);
     for (const chunk of chunks(ordered)) {
-      const upsert = sql`INSERT INTO address_stats (address, holding_count, txn_count)
+      const upsert = sql`INSERT INTO address_stats (address, holding_count, txn_count, version)
           ${textRows(
             tx.dialect,
             [
               chunk,
               chunk.map((address) => addresses.get(address)!.holdings),
               chunk.map((address) => addresses.get(address)!.txns),
+              chunk.map(() => version),
             ],
-            ['text', 'bigint', 'bigint'],
+            ['text', 'bigint', 'bigint', 'bigint'],
           )}
           ON CONFLICT (address) DO UPDATE SET holding_count = address_stats.holding_count + excluded.holding_count,
-            txn_count = address_stats.txn_count + excluded.txn_count`;
+            txn_count = address_stats.txn_count + excluded.txn_count, version = excluded.version`;
       if (!Number.isFinite(above)) {
         await tx.execute(upsert);
         continue;
@@ -80,6 +85,29 @@ class AddressStatsDelta implements DataDelta {
   }
 
   async finish(): Promise<void> {}
+}
+
+/**
+ * The version of an empty row a tag change inserts to have a row to lock: the address has no
+ * transactions (a data write that gives it one stamps the row), as with the rows from before
+ * migration 1763700000190.
+ */
+const EMPTY_ROW = 1;
+
+/**
+ * The next value of the clock that stamps the rows a round changes (`version`, migration
+ * 1763700000190): never handed out twice, so a row's version moves with every write of it, rewinds
+ * and rewrites included. Every row a round writes has a transaction or a holding of its address
+ * changed (or moved) by the round: an address whose version a reader has seen unchanged has the
+ * transactions it had then.
+ */
+async function nextVersion(tx: Sql): Promise<number> {
+  const [row] = await tx.query<{ value: number | string }>(
+    tx.dialect === 'postgres'
+      ? prepared(sql`SELECT nextval('address_stats_clock') AS value`)
+      : sql`UPDATE address_stats_clock SET value = value + 1 WHERE id = 1 RETURNING value`,
+  );
+  return Number(row!.value);
 }
 
 /**
@@ -117,8 +145,8 @@ export async function shareAddressRowsOf(tx: Sql, addresses: SqlFragment): Promi
   if (tx.dialect !== 'postgres') return;
   await firstTaking(tx, async () => {
     await tx.execute(
-      sql`INSERT INTO address_stats (address, holding_count, txn_count)
-          SELECT DISTINCT address, 0, 0 FROM (${addresses}) a ORDER BY address ON CONFLICT (address) DO NOTHING`,
+      sql`INSERT INTO address_stats (address, holding_count, txn_count, version)
+          SELECT DISTINCT address, 0, 0, ${raw(String(EMPTY_ROW))} FROM (${addresses}) a ORDER BY address ON CONFLICT (address) DO NOTHING`,
     );
     await tx.query(
       sql`SELECT COUNT(*) AS n FROM (SELECT address FROM address_stats WHERE address IN (${addresses})
@@ -161,8 +189,12 @@ async function lockAddressRows(tx: Sql, ordered: readonly string[]): Promise<Map
   const txnCounts = new Map<string, number>();
   for (const chunk of addressChunks(ordered)) {
     await tx.execute(
-      prepared(sql`INSERT INTO address_stats (address, holding_count, txn_count)
-          ${textRows(tx.dialect, [chunk, chunk.map(() => 0), chunk.map(() => 0)], ['text', 'bigint', 'bigint'])}
+      prepared(sql`INSERT INTO address_stats (address, holding_count, txn_count, version)
+          ${textRows(
+            tx.dialect,
+            [chunk, chunk.map(() => 0), chunk.map(() => 0), chunk.map(() => EMPTY_ROW)],
+            ['text', 'bigint', 'bigint', 'bigint'],
+          )}
           ON CONFLICT (address) DO NOTHING`),
     );
     const locked = await tx.query<{ address: string; txn_count: number | string }>(
