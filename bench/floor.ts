@@ -57,7 +57,7 @@ export interface Floor {
 
 /**
  * Reads through the pool directly. The repositories only need `query`, `execute`, `count` and the
- * dialect on these read paths; they never open a transaction here.
+ * dialect on these read paths, and `snapshot` for the reserved tag's counts; they never write here.
  */
 function poolDb(pool: Pool): Db {
   const db = {
