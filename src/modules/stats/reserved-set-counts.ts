@@ -14,8 +14,8 @@
  *
  * It is a memo, not kept state: the set and its versions are read on every request, in the same
  * snapshot as any entries read, so an answer is exact for that snapshot whatever was remembered,
- * and each process remembers its own. Sets over MEMO_LIMIT members are not remembered, and the
- * accounts least recently read are let go beyond that many members in all.
+ * and each process remembers its own. Sets over `reservedSets.remembered` members are not
+ * remembered, and the accounts least recently read are let go beyond that many members in all.
  */
 export class ReservedSetCounts {
   private readonly accounts = new Map<number, RememberedSet>();
@@ -40,17 +40,17 @@ export class ReservedSetCounts {
   plan(accountId: number, members: readonly MemberVersion[]): ReservedSetPlan {
     const remembered = this.accounts.get(accountId);
     const read = this.toRead(remembered, members);
-    if (read === UNCHANGED) {
+    if (remembered !== undefined && read === UNCHANGED) {
       return {
         read: [],
         settle: () => {
-          this.touch(accountId, remembered!);
-          return remembered!.shared;
+          this.touch(accountId, remembered);
+          return remembered.shared;
         },
       };
     }
     return {
-      read,
+      read: read === UNCHANGED ? [] : read,
       settle: (counts) => {
         const next: RememberedSet = { members: new Map(), shared: 0 };
         for (const { address, version } of members) {
@@ -65,12 +65,12 @@ export class ReservedSetCounts {
     };
   }
 
-  /** The members to read, or UNCHANGED: the set remembered, every version as it was. */
   /** Whether the account's set is remembered (otherwise a read reads it whole). */
   remembers(accountId: number): boolean {
     return this.accounts.has(accountId);
   }
 
+  /** The members to read, or UNCHANGED: the set remembered, every version as it was. */
   private toRead(
     remembered: RememberedSet | undefined,
     members: readonly MemberVersion[],
