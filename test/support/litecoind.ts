@@ -29,7 +29,8 @@ import { freePort } from './pg-cluster';
  * - `getblock <hash> 2` works, `getrawtransaction <txid> true <blockhash>` works with `-txindex`.
  * - `stop` (and SIGTERM) waits for every open HTTP connection to close: a client's idle kept-alive
  *   socket (undici keeps them 4 s) delays the exit by that long. This harness's own calls close
- *   their connection; a `BitcoinRpc` used against the node keeps its sockets alive.
+ *   their connection; a `BitcoinRpc` used against the node keeps its sockets alive, so the harness
+ *   ends its nodes with SIGKILL (`Litecoind.stop`).
  * - MWEB (Litecoin's extension blocks) activates on regtest by version-bits signalling after a few
  *   144-block windows: tests that mine fewer than 432 blocks never see its HogEx transactions.
  */
@@ -108,7 +109,7 @@ export class Litecoind {
     private readonly plainUrl: string,
     private readonly authorization: string,
     private readonly process: NodeProcess,
-    /** The node's data directory, removed by `stop` and `kill`. */
+    /** The node's data directory, removed by `stop`. */
     readonly dataDir: string,
   ) {}
 
@@ -213,20 +214,14 @@ export class Litecoind {
     return this.rpc<number>('getblockcount');
   }
 
-  /** A clean shutdown (`stop`), then the data directory is removed. */
+  /**
+   * Ends the node with SIGKILL, then removes its data directory. Nothing of a node outlives it, so
+   * it needs no clean shutdown, which would wait for the idle sockets a service's `BitcoinRpc`
+   * keeps open to it: about 4 s a node, most of the time the Bitcoin-family suites spent outside
+   * their tests.
+   */
   async stop(): Promise<void> {
-    try {
-      await this.rpc('stop');
-    } catch {
-      // Already gone: the process end below still applies.
-    }
-    await this.process.end('SIGTERM');
-    rmSync(this.dataDir, { recursive: true, force: true });
-  }
-
-  /** SIGKILL, then the data directory is removed. */
-  async kill(): Promise<void> {
-    await this.process.end('SIGKILL');
+    await this.process.end();
     rmSync(this.dataDir, { recursive: true, force: true });
   }
 }
@@ -279,7 +274,7 @@ export async function startLitecoind(options: LitecoindOptions = {}): Promise<Li
     await waitUntilAnswering(node, child);
     await node.rpc('createwallet', 'chaintags');
   } catch (error) {
-    await node.kill();
+    await node.stop();
     throw error;
   }
   return node;
@@ -365,11 +360,15 @@ class NodeProcess {
     return this.output.slice(-20).join('\n');
   }
 
-  async end(signal: 'SIGKILL' | 'SIGTERM'): Promise<void> {
+  /**
+   * SIGKILLs the node, and waits for the watchdog shell, which waits for the node, to exit (the
+   * shell itself, while the node's pid is not known yet).
+   */
+  async end(): Promise<void> {
     this.child.ref();
     if (!this.exited) {
       if (this.pid === undefined) this.child.kill('SIGKILL');
-      else signalQuietly(this.pid, signal);
+      else signalQuietly(this.pid, 'SIGKILL');
       const timer = setTimeout(() => this.killNow(), 30_000);
       await this.done;
       clearTimeout(timer);
