@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AccountsService } from '../src/modules/accounts/accounts.service';
 import { findDrift } from '../src/modules/aggregates/aggregates.service';
 import { Db } from '../src/database/db.service';
 import { raw, sql } from '../src/database/sql';
@@ -38,12 +39,13 @@ describe.each(DATABASES)('tag export and import on %s', (kind) => {
       t.http().post(`/v2/import/tags${query}`).set('X-API-Key', key).set('Content-Type', type).send(body),
   });
 
-  /** A fresh account (a key of its own) for each test that needs an empty slate. */
+  /**
+   * A fresh account (a key of its own) for each test that needs an empty slate. Created in the
+   * test's process, as `keys create` does (test/cli-keys.e2e-spec.ts runs the command itself).
+   */
   async function account(): Promise<ReturnType<typeof as> & { name: string }> {
     const name = `acct_${Math.random().toString(36).slice(2, 10)}`;
-    const { stdout, code } = await runCli(t.databaseUrl, ['keys', 'create', name]);
-    expect(code).toBe(0);
-    return { ...as(stdout.trim()), name };
+    return { ...as(await t.app.get(AccountsService).createKey(name)), name };
   }
 
   async function exported(who: ReturnType<typeof as>): Promise<string> {
@@ -502,7 +504,7 @@ describe.each(DATABASES)('tag export and import on %s', (kind) => {
       const tooLarge = await t
         .http()
         .post('/v2/import/tags')
-        .set('X-API-Key', (await runCli(t.databaseUrl, ['keys', 'create', alice.name])).stdout.trim())
+        .set('X-API-Key', await t.app.get(AccountsService).createKey(alice.name))
         .set('Content-Type', NDJSON)
         .set('Content-Length', String(100 * 1024 * 1024 + 1))
         .send('x')
