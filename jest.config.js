@@ -22,8 +22,10 @@ module.exports = {
   testTimeout: 60_000,
   // Three suites at a time, on two cores: most of a suite's time is spent waiting on databases,
   // nodes and the processes it starts. With two, a quarter of the machine's CPU time was idle over
-  // `npm test` (278-299 s in three runs); with three, 8% (198-218 s in three runs). Every suite has
-  // databases, ports and processes of its own.
+  // `npm test` (278-299 s in three runs); with three, 8% (198-218 s in three runs). Four, tried once
+  // the suites' fixed costs had gone down (167 and 169 s with three): 152 and 163 s, for more
+  // contention on the few assertions with a time in them; not taken. Every suite has databases,
+  // ports and processes of its own.
   maxWorkers: 3,
   // How long jest waits for a worker to exit on its own at the end before it kills it (and prints
   // "A worker process has failed to exit gracefully"). Nothing is left running in the workers by
