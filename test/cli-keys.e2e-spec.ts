@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { nodeArgs } from './support/build';
 import { runCli, runNpmCli } from './support/cli';
 import { DATABASES, emptyDatabase, startTestApp, TestApp } from './support/test-app';
 
@@ -60,5 +63,38 @@ describe.each(DATABASES)('keys CLI on %s', (kind) => {
     const unknown = await runCli(url, ['keys', 'revoke', 'ctk_zzzzzzzz']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('no key');
+  }, 60_000);
+});
+
+describe('the command line loads what a command uses when it runs', () => {
+  /** The files a process has required once it read the command line (src/cli/command.ts). */
+  async function loadedByReading(): Promise<string[]> {
+    const entry = nodeArgs('src/cli/main');
+    const main = entry[entry.length - 1]!;
+    const script =
+      `require(${JSON.stringify(main)}).buildProgram();` +
+      'process.stdout.write(JSON.stringify(Object.keys(require.cache)));';
+    const { stdout } = await promisify(execFile)(process.execPath, [...entry.slice(0, -1), '-e', script]);
+    return JSON.parse(stdout) as string[];
+  }
+
+  it('reading the command line requires no module, no Nest application and no database driver', async () => {
+    const loaded = await loadedByReading();
+    const ours = loaded
+      .filter((file) => !file.includes('/node_modules/'))
+      .map((file) => file.replace(/^.*\/src\//, ''));
+    expect(ours.filter((file) => /^modules\/[^/]+\/commands\//.test(file))).toHaveLength(5);
+    expect(ours.filter((file) => !/^(cli|config|core)\/|^modules\/[^/]+\/commands\/[^/]+$/.test(file))).toEqual([]);
+    const packages = loaded.filter((file) =>
+      /\/node_modules\/(typeorm|viem|pg|better-sqlite3|@nestjs\/core)\//.test(file),
+    );
+    expect(packages).toEqual([]);
+  }, 60_000);
+
+  it('--help lists every command', async () => {
+    const help = await runCli('sqlite::memory:', ['--help']);
+    expect(help.code).toBe(0);
+    for (const command of ['keys', 'import', 'tags', 'stats', 'follow'])
+      expect(help.stdout).toMatch(new RegExp(`\\n  ${command} `));
   }, 60_000);
 });

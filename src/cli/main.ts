@@ -1,41 +1,42 @@
-import { DynamicModule, Type } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import { Command, CommanderError } from 'commander';
 import { parseConfig } from '../config/config';
-import { CliModule } from './cli.module';
-import { InContext, ModuleCommands } from './command';
+import type { InContext, ModuleCommands } from './command';
 import { COMMANDS } from './commands';
 
 /**
  * The chaintags command line: the commands the modules declare (./commands.ts), each run in a Nest
  * application context that holds only the modules it needs. Machine-readable results go to stdout,
  * messages to stderr. Opening the context applies pending migrations and reference data first, so
- * every command works on a fresh database.
+ * every command works on a fresh database. Nest, the database and a command's modules are required
+ * when a command runs (src/cli/command.ts), so `--help` and a refused command line load none of them.
  */
 export function buildProgram(commands: readonly ModuleCommands[] = COMMANDS): Command {
   const program = new Command('chaintags')
     .description('Manage chaintags API keys and import data. Uses DATABASE_URL like the server.')
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) });
-  for (const declared of commands) declared.register(program, inContextOf(declared.modules));
+  for (const declared of commands) declared.register(program, inContext);
   return program;
 }
 
-function inContextOf(modules: readonly (Type | DynamicModule)[]): InContext {
-  return async (work) => {
-    const config = parseConfig(process.env);
-    // abortOnError: Nest would otherwise end the process itself when a module fails to start.
-    const context = await NestFactory.createApplicationContext(CliModule.forRoot(config, modules), {
-      logger: ['error', 'fatal'],
-      abortOnError: false,
-    });
-    try {
-      return await work(context);
-    } finally {
-      await context.close();
-    }
-  };
-}
+const inContext: InContext = async (load, work) => {
+  const config = parseConfig(process.env);
+  const runtime = load();
+  /* eslint-disable @typescript-eslint/no-require-imports -- required when a command runs, see above */
+  const { NestFactory } = require('@nestjs/core') as typeof import('@nestjs/core');
+  const { CliModule } = require('./cli.module') as typeof import('./cli.module');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  // abortOnError: Nest would otherwise end the process itself when a module fails to start.
+  const context = await NestFactory.createApplicationContext(CliModule.forRoot(config, runtime.modules), {
+    logger: ['error', 'fatal'],
+    abortOnError: false,
+  });
+  try {
+    return await work(context, runtime);
+  } finally {
+    await context.close();
+  }
+};
 
 /** Runs one command line and resolves to its exit code; messages for the user are on stderr by then. */
 export async function run(argv: string[]): Promise<number> {

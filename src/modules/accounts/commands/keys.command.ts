@@ -1,17 +1,14 @@
 import type { ModuleCommands } from '../../../cli/command';
-import { AccountsModule } from '../accounts.module';
-import { AccountsService } from '../accounts.service';
 
 /** `keys create|list|revoke`: API keys are managed from the command line only, never over HTTP. */
 export const keysCommands: ModuleCommands = {
-  modules: [AccountsModule],
   register(program, inContext) {
     const keys = program.command('keys').description('create, list and revoke API keys');
     keys
       .command('create <account>')
       .description('create a key for the account (created when new) and print only the key')
       .action((account: string) =>
-        inContext(async (context) => {
+        inContext(load, async (context, { AccountsService }) => {
           process.stdout.write(`${await context.get(AccountsService).createKey(account)}\n`);
         }),
       );
@@ -19,7 +16,7 @@ export const keysCommands: ModuleCommands = {
       .command('list')
       .description('one line per key: prefix, account, created, revoked (tab-separated; never the whole key)')
       .action(() =>
-        inContext(async (context) => {
+        inContext(load, async (context, { AccountsService }) => {
           for (const key of await context.get(AccountsService).listKeys()) {
             process.stdout.write(`${key.prefix}\t${key.account}\t${key.created_at}\t${key.revoked_at ?? '-'}\n`);
           }
@@ -29,10 +26,19 @@ export const keysCommands: ModuleCommands = {
       .command('revoke <prefix>')
       .description('revoke the one key that starts with the prefix shown by "keys list"')
       .action((prefix: string) =>
-        inContext(async (context) => {
+        inContext(load, async (context, { AccountsService }) => {
           await context.get(AccountsService).revokeKey(prefix);
           process.stderr.write(`revoked the key ${prefix}…\n`);
         }),
       );
   },
 };
+
+/** What the commands run, required when one runs (src/cli/command.ts). */
+function load() {
+  /* eslint-disable @typescript-eslint/no-require-imports -- required when a command runs (src/cli/command.ts) */
+  const { AccountsModule } = require('../accounts.module') as typeof import('../accounts.module');
+  const { AccountsService } = require('../accounts.service') as typeof import('../accounts.service');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  return { modules: [AccountsModule], AccountsService };
+}

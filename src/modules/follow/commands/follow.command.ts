@@ -1,10 +1,5 @@
-import { ModuleCommands } from '../../../cli/command';
+import type { ModuleCommands } from '../../../cli/command';
 import { parseConfig } from '../../../config/config';
-import { createLogger, logFormat, NestPinoLogger } from '../../../http/logging/logging';
-import { PricesModule } from '../../prices/prices.module';
-import { WebhooksModule } from '../../webhooks/webhooks.module';
-import { FollowModule } from '../follow.module';
-import { FollowService } from '../follow.service';
 
 /**
  * `follow`: a worker process. Follows every chain that has an RPC URL (whatever FOLLOW says) and
@@ -12,11 +7,6 @@ import { FollowService } from '../follow.service';
  * turn in flight commits or rolls back and the leases are given up, so another process takes over.
  */
 export const followCommands: ModuleCommands = {
-  modules: [
-    FollowModule.forRoot({ startOnBoot: false, http: false }),
-    PricesModule,
-    WebhooksModule.forRoot({ dispatch: true, http: false }),
-  ],
   register(program, inContext) {
     program
       .command('follow')
@@ -25,10 +15,10 @@ export const followCommands: ModuleCommands = {
           'Several processes may run on one PostgreSQL: one writes each chain, the others stand by.',
       )
       .action(() =>
-        inContext(async (context) => {
+        inContext(load, async (context, { FollowService, logging }) => {
           const config = parseConfig(process.env);
-          const format = logFormat(process.stderr.isTTY === true, config.operations.production);
-          context.useLogger(new NestPinoLogger(createLogger(config.logLevel, process.stderr, format)));
+          const format = logging.logFormat(process.stderr.isTTY === true, config.operations.production);
+          context.useLogger(new logging.NestPinoLogger(logging.createLogger(config.logLevel, process.stderr, format)));
           const followers = context.get(FollowService);
           if (followers.followedChains().length === 0) {
             process.stderr.write('no chain has an RPC URL: set RPC_URL_<CHAIN> (for example RPC_URL_ETHEREUM)\n');
@@ -47,3 +37,24 @@ export const followCommands: ModuleCommands = {
       );
   },
 };
+
+/** What the command runs, required when it runs (src/cli/command.ts). */
+function load() {
+  /* eslint-disable @typescript-eslint/no-require-imports -- required when a command runs (src/cli/command.ts) */
+  const { FollowModule } = require('../follow.module') as typeof import('../follow.module');
+  const { FollowService } = require('../follow.service') as typeof import('../follow.service');
+  const { PricesModule } = require('../../prices/prices.module') as typeof import('../../prices/prices.module');
+  const { WebhooksModule } =
+    require('../../webhooks/webhooks.module') as typeof import('../../webhooks/webhooks.module');
+  const logging = require('../../../http/logging/logging') as typeof import('../../../http/logging/logging');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  return {
+    modules: [
+      FollowModule.forRoot({ startOnBoot: false, http: false }),
+      PricesModule,
+      WebhooksModule.forRoot({ dispatch: true, http: false }),
+    ],
+    FollowService,
+    logging,
+  };
+}

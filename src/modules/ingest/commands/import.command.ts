@@ -1,10 +1,8 @@
-import { CliFailure, ModuleCommands } from '../../../cli/command';
-import { IngestModule } from '../ingest.module';
-import { ImportOptions, ImportReport, IngestService } from '../ingest.service';
+import { CliFailure, type ModuleCommands } from '../../../cli/command';
+import type { ImportOptions, ImportReport, IngestService } from '../ingest.service';
 
 /** `import <file>`: NDJSON from a file or standard input, with the report split between stdout and stderr. */
 export const importCommands: ModuleCommands = {
-  modules: [IngestModule],
   register(program, inContext) {
     program
       .command('import <file>')
@@ -15,7 +13,7 @@ export const importCommands: ModuleCommands = {
       )
       .option('--skip-invalid', 'import the valid lines even if some are invalid (they are still listed)')
       .action((file: string, flags: { skipInvalid?: boolean }) =>
-        inContext(async (context) => {
+        inContext(load, async (context, { IngestService }) => {
           const options: ImportOptions = {
             skipInvalid: flags.skipInvalid === true,
             onInvalid: ({ line, reason }) => process.stderr.write(`line ${line}: ${reason}\n`),
@@ -64,4 +62,13 @@ function summary(report: ImportReport): Record<string, unknown> {
     seconds: report.seconds,
     rows_per_second: report.rowsPerSecond,
   };
+}
+
+/** What the command runs, required when it runs (src/cli/command.ts). */
+function load() {
+  /* eslint-disable @typescript-eslint/no-require-imports -- required when a command runs (src/cli/command.ts) */
+  const { IngestModule } = require('../ingest.module') as typeof import('../ingest.module');
+  const { IngestService } = require('../ingest.service') as typeof import('../ingest.service');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  return { modules: [IngestModule], IngestService };
 }

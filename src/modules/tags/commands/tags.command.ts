@@ -1,13 +1,9 @@
 import { createReadStream } from 'node:fs';
 import { once } from 'node:events';
 import { extname } from 'node:path';
-import { CliFailure, ModuleCommands } from '../../../cli/command';
+import { CliFailure, type ModuleCommands } from '../../../cli/command';
 import { ApiError } from '../../../core/errors';
-import { AccountsModule } from '../../accounts/accounts.module';
-import { AccountsService } from '../../accounts/accounts.service';
 import type { TagFileFormat } from '../portability/tag-files';
-import { TagPortabilityService } from '../tag-portability.service';
-import { TagsModule } from '../tags.module';
 
 /** What the history records as the changer for the command line. */
 const CLI_KEY = 'cli';
@@ -23,7 +19,6 @@ const BY_EXTENSION: Record<string, TagFileFormat> = {
 
 /** `tags export` and `tags import`: GET /v2/export/tags and POST /v2/import/tags for one account. */
 export const tagsCommands: ModuleCommands = {
-  modules: [TagsModule, AccountsModule],
   register(program, inContext) {
     const tags = program.command('tags').description("export and import an account's tags");
     tags
@@ -32,7 +27,7 @@ export const tagsCommands: ModuleCommands = {
       .requiredOption('--account <account>', 'the account whose tags to export')
       .option('--csv', 'CSV with the header address,tag, one row per (address, tag)')
       .action((flags: { account: string; csv?: boolean }) =>
-        inContext(async (context) => {
+        inContext(load, async (context, { AccountsService, TagPortabilityService }) => {
           const accountId = await context.get(AccountsService).accountId(flags.account);
           const chunks = context.get(TagPortabilityService).export(accountId, flags.csv === true ? 'csv' : 'ndjson');
           for await (const chunk of chunks) {
@@ -55,7 +50,7 @@ export const tagsCommands: ModuleCommands = {
         `${FORMATS.join(', ')}; by default from the extension (.ndjson .jsonl .csv .yaml .yml)`,
       )
       .action((file: string, flags: { account: string; replace?: boolean; dryRun?: boolean; format?: string }) =>
-        inContext(async (context) => {
+        inContext(load, async (context, { AccountsService, TagPortabilityService }) => {
           const format = formatOf(file, flags.format);
           const accountId = await context.get(AccountsService).accountId(flags.account);
           const input = file === '-' ? process.stdin : createReadStream(file);
@@ -102,4 +97,18 @@ function describe(detail: unknown): string {
   if (typeof line === 'number') return `line ${line}: ${String(message)}`;
   if (typeof address === 'string') return `${address}: carries ${String(tag_count)} tags`;
   return JSON.stringify(detail);
+}
+
+/** What the commands run, required when one runs (src/cli/command.ts). */
+function load() {
+  /* eslint-disable @typescript-eslint/no-require-imports -- required when a command runs (src/cli/command.ts) */
+  const { AccountsModule } =
+    require('../../accounts/accounts.module') as typeof import('../../accounts/accounts.module');
+  const { AccountsService } =
+    require('../../accounts/accounts.service') as typeof import('../../accounts/accounts.service');
+  const { TagsModule } = require('../tags.module') as typeof import('../tags.module');
+  const { TagPortabilityService } =
+    require('../tag-portability.service') as typeof import('../tag-portability.service');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  return { modules: [TagsModule, AccountsModule], AccountsService, TagPortabilityService };
 }
