@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { Agent, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NestExpressApplication } from '@nestjs/platform-express';
@@ -118,8 +119,34 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
   // Listening once, on a loopback port of its own: supertest would otherwise listen anew for each
   // request, and a search of thousands of requests leaves the machine's ephemeral ports in TIME_WAIT.
   await app.listen(0, '127.0.0.1');
-  const server = app.getHttpServer();
-  return { app, http: () => request(server), keys, databaseUrl: options.databaseUrl, close: () => app.close() };
+  const server: Server = app.getHttpServer();
+  const agent = new Agent({ keepAlive: true });
+  return {
+    app,
+    http: () => keptAlive(server, agent),
+    keys,
+    databaseUrl: options.databaseUrl,
+    close: async () => {
+      agent.destroy();
+      await app.close();
+    },
+  };
+}
+
+const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'del', 'head', 'options'] as const;
+
+/**
+ * supertest's client, its requests sent over connections `agent` keeps open, as an HTTP client
+ * would: supertest opens and closes a TCP connection for every request otherwise, about 0.1-0.2
+ * ms of the test process's CPU each (a scratch script: 2,000 requests each way).
+ */
+function keptAlive(server: Server, agent: Agent): TestAgent {
+  const client = request(server);
+  for (const method of HTTP_METHODS) {
+    const open = client[method].bind(client);
+    client[method] = (url: string) => open(url).agent(agent);
+  }
+  return client;
 }
 
 /** A TestApp on a database of its own; closing it also removes the database. */
