@@ -391,6 +391,20 @@ describe.each(DATABASES)('tags on %s', (kind) => {
       expect(huge.body.code).toBe('PAYLOAD_TOO_LARGE');
     });
 
+    it('checks the query string, the content type and the JSON of the body before the path parameter', async () => {
+      // docs/api.md: these come first whatever else is wrong; an invalid tag is the request's other fault.
+      const send = (query: string, type: string, body: string) =>
+        t.http().post(`/v2/tags/bad${query}`).set('X-API-Key', t.keys.alice).set('Content-Type', type).send(body);
+      const body = JSON.stringify([evmAddress().canonical]);
+      expect((await send('?limit=1', 'text/plain', '["x"]')).body.code).toBe('INVALID_QUERY');
+      expect((await send('', 'text/plain', body)).body.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+      expect((await send('', 'application/json', '["0x1",')).body.code).toBe('INVALID_BODY');
+      const tooLarge = await send('', 'application/json', JSON.stringify(['x'.repeat(1024 * 1024)]));
+      expect(tooLarge.status).toBe(413);
+      // With all of those right, the path parameter answers.
+      expect((await send('', 'application/json', body)).body.code).toBe('INVALID_TAG');
+    });
+
     it('reads a body only on a route that takes one, and only once the key is checked', async () => {
       await alice().post('/v2/tags/body_ignored', [evmAddress().canonical]).expect(200);
       // DELETE /v2/tags/:tag takes no body: one sent with it, malformed and in a charset JSON is
