@@ -12,7 +12,10 @@ import { COMMANDS } from './commands';
  */
 export function buildProgram(commands: readonly ModuleCommands[] = COMMANDS): Command {
   const program = new Command('chaintags')
-    .description('Manage chaintags API keys and import data. Uses DATABASE_URL like the server.')
+    .description(
+      'Manage chaintags: API keys, data imports, tags, the kept stats and chain followers. ' +
+        'Uses DATABASE_URL like the server.',
+    )
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) });
   for (const declared of commands) declared.register(program, inContext);
