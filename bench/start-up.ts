@@ -21,7 +21,7 @@ import { Command, Option } from 'commander';
 import { freePort } from '../test/support/pg-cluster';
 import { benchLog, Cleanups, runBench } from './lib/lifecycle';
 import { parseCommandLine, wholeNumber } from './lib/options';
-import { buildService, hostFacts, ROOT, sleep } from './lib/processes';
+import { buildService, hostFacts, ROOT, runProcess, sleep } from './lib/processes';
 
 const log = benchLog('start-up');
 const cleanups = new Cleanups();
@@ -63,29 +63,19 @@ function readOptions(argv: readonly string[]): Options | undefined {
 }
 
 /** Resolves with the milliseconds from spawn to a successful exit. */
-function timeCommand(cli: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
-  return new Promise((resolvePromise, reject) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, [cli, ...args], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), STEP_TIMEOUT_MS);
-    child.once('error', reject);
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      if (code === 0) resolvePromise(performance.now() - started);
-      else reject(new Error(`${args.join(' ')} failed (${signal ?? `exit ${code}`}): ${stderr.slice(-2000)}`));
-    });
-  });
+async function timeCommand(cli: string, args: string[], env: Record<string, string>): Promise<number> {
+  const started = performance.now();
+  await runProcess(process.execPath, [cli, ...args], env, STEP_TIMEOUT_MS, cleanups);
+  return performance.now() - started;
 }
 
 /** Resolves with the milliseconds from spawn to the server's first answer of GET /health. */
-async function timeServer(main: string, env: NodeJS.ProcessEnv): Promise<number> {
+async function timeServer(main: string, env: Record<string, string>): Promise<number> {
   const port = await freePort();
   const started = performance.now();
   const child = spawn(process.execPath, [main], {
     cwd: ROOT,
-    env: { ...env, PORT: String(port) },
+    env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'ignore'],
   });
   const stop = (): void => {
@@ -104,8 +94,8 @@ async function timeServer(main: string, env: NodeJS.ProcessEnv): Promise<number>
       await sleep(5);
     }
   } finally {
-    const exited = new Promise((done) => child.once('exit', done));
     if (child.exitCode === null) {
+      const exited = new Promise((done) => child.once('exit', done));
       child.kill('SIGTERM');
       await exited;
     }
@@ -138,8 +128,7 @@ async function main(): Promise<void> {
   cleanups.push(() => rmSync(folder, { recursive: true, force: true }));
   const empty = join(folder, 'empty.ndjson');
   writeFileSync(empty, '');
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
+  const env = {
     DATABASE_URL: `sqlite:${join(folder, 'chaintags.sqlite')}`,
     API_KEYS: '',
     LOG_LEVEL: 'error',
