@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { nodeArgs } from './support/build';
 import { runCli, runNpmCli } from './support/cli';
@@ -67,28 +70,68 @@ describe.each(DATABASES)('keys CLI on %s', (kind) => {
 });
 
 describe('the command line loads what a command uses when it runs', () => {
-  /** The files a process has required once it read the command line (src/cli/command.ts). */
-  async function loadedByReading(): Promise<string[]> {
+  /**
+   * The files a process has required once it read the command line (`args` undefined) or ran the
+   * command line `args` against the database `url` (src/cli/command.ts); and the command's exit code.
+   */
+  async function loadedBy(args?: string[], url = 'sqlite::memory:'): Promise<{ code: number; files: string[] }> {
     const entry = nodeArgs('src/cli/main');
-    const main = entry[entry.length - 1]!;
+    const main = JSON.stringify(entry[entry.length - 1]!);
+    const report = "process.stderr.write('\\n' + JSON.stringify({ code, files: Object.keys(require.cache) }))";
     const script =
-      `require(${JSON.stringify(main)}).buildProgram();` +
-      'process.stdout.write(JSON.stringify(Object.keys(require.cache)));';
-    const { stdout } = await promisify(execFile)(process.execPath, [...entry.slice(0, -1), '-e', script]);
-    return JSON.parse(stdout) as string[];
+      args === undefined
+        ? `require(${main}).buildProgram(); const code = 0; ${report};`
+        : `require(${main}).run(['node', 'chaintags', ...${JSON.stringify(args)}]).then((code) => { ${report}; });`;
+    const { stderr } = await promisify(execFile)(process.execPath, [...entry.slice(0, -1), '-e', script], {
+      env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'silent' },
+    });
+    return JSON.parse(stderr.slice(stderr.lastIndexOf('\n') + 1)) as { code: number; files: string[] };
   }
 
+  /** Our files among `files`, as paths under src/. */
+  const ours = (files: string[]) =>
+    files.filter((file) => !file.includes('/node_modules/')).map((file) => file.replace(/^.*\/src\//, ''));
+
   it('reading the command line requires no module, no Nest application and no database driver', async () => {
-    const loaded = await loadedByReading();
-    const ours = loaded
-      .filter((file) => !file.includes('/node_modules/'))
-      .map((file) => file.replace(/^.*\/src\//, ''));
-    expect(ours.filter((file) => /^modules\/[^/]+\/commands\//.test(file))).toHaveLength(5);
-    expect(ours.filter((file) => !/^(cli|config|core)\/|^modules\/[^/]+\/commands\/[^/]+$/.test(file))).toEqual([]);
-    const packages = loaded.filter((file) =>
+    const { files } = await loadedBy();
+    expect(ours(files).filter((file) => /^modules\/[^/]+\/commands\//.test(file))).toHaveLength(5);
+    expect(ours(files).filter((file) => !/^(cli|config|core)\/|^modules\/[^/]+\/commands\/[^/]+$/.test(file))).toEqual(
+      [],
+    );
+    const packages = files.filter((file) =>
       /\/node_modules\/(typeorm|viem|pg|better-sqlite3|@nestjs\/core)\//.test(file),
     );
     expect(packages).toEqual([]);
+  }, 60_000);
+
+  it('a command that is not a server loads no route, no request validation and no OpenAPI decorator', async () => {
+    const db = await emptyDatabase('sqlite');
+    const folder = mkdtempSync(join(tmpdir(), 'chaintags-cli-'));
+    const tags = join(folder, 'tags.ndjson');
+    writeFileSync(
+      tags,
+      `${JSON.stringify({ address: '0x52908400098527886e0f7030069857d2e4169ee7', tags: ['watched'] })}\n`,
+    );
+    try {
+      // In turn: the first creates the account the tag commands use.
+      for (const args of [
+        ['keys', 'create', 'erin'],
+        ['keys', 'list'],
+        ['stats', 'verify'],
+        ['import', '/dev/null'],
+        ['tags', 'export', '--account', 'erin'],
+        ['tags', 'import', tags, '--account', 'erin'],
+      ]) {
+        const { code, files } = await loadedBy(args, db.url);
+        expect({ args, code }).toEqual({ args, code: 0 });
+        const http = ours(files).filter((file) => /\.controller\.|\/dto\/|^http\/(docs|validation)\//.test(file));
+        const packages = files.filter((file) => /\/node_modules\/(@nestjs\/swagger|class-validator)\//.test(file));
+        expect({ args, http, packages }).toEqual({ args, http: [], packages: [] });
+      }
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+      await db.drop();
+    }
   }, 60_000);
 
   it('--help lists every command', async () => {

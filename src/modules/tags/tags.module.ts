@@ -1,17 +1,16 @@
 import { Module } from '@nestjs/common';
 import { StatsModule } from '../stats/stats.module';
 import { TagPortabilityController } from './tag-portability.controller';
-import { TagPortabilityRepository } from './tag-portability.repository';
-import { TagPortabilityService } from './tag-portability.service';
+import { TagPortabilityModule } from './tag-portability.module';
 import { TagScopeService } from './tag-scope.service';
 import { TagsController } from './tags.controller';
 import { TagsRepository } from './tags.repository';
 import { TagsService } from './tags.service';
 
 @Module({
-  imports: [StatsModule],
+  imports: [StatsModule, TagPortabilityModule],
   controllers: [TagsController, TagPortabilityController],
-  providers: [TagsRepository, TagScopeService, TagsService, TagPortabilityRepository, TagPortabilityService],
-  exports: [TagScopeService, TagsService, TagPortabilityService],
+  providers: [TagsRepository, TagScopeService, TagsService],
+  exports: [TagScopeService, TagsService],
 })
 export class TagsModule {}

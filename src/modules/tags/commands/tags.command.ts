@@ -106,9 +106,9 @@ function load() {
     require('../../accounts/accounts.module') as typeof import('../../accounts/accounts.module');
   const { AccountsService } =
     require('../../accounts/accounts.service') as typeof import('../../accounts/accounts.service');
-  const { TagsModule } = require('../tags.module') as typeof import('../tags.module');
+  const { TagPortabilityModule } = require('../tag-portability.module') as typeof import('../tag-portability.module');
   const { TagPortabilityService } =
     require('../tag-portability.service') as typeof import('../tag-portability.service');
   /* eslint-enable @typescript-eslint/no-require-imports */
-  return { modules: [TagsModule, AccountsModule], AccountsService, TagPortabilityService };
+  return { modules: [TagPortabilityModule, AccountsModule], AccountsService, TagPortabilityService };
 }
