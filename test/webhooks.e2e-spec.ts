@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Address } from 'viem';
 import { IngestService } from '../src/modules/ingest/ingest.service';
 import { Anvil, startAnvil } from './support/anvil';
@@ -210,6 +211,107 @@ describe.each(DATABASES)('webhooks on %s', (kind: DatabaseKind) => {
         await t.http().delete(`/v2/webhooks/${webhook.id}`).set('X-API-Key', keys.alice).expect(204);
       }
       await t.http().get(`/v2/webhooks/${target.id}`).set('X-API-Key', keys.alice).expect(404);
+    });
+
+    it('creates one webhook per Idempotency-Key: a retry answers it, another request with the key is refused', async () => {
+      const send = (key: string | undefined, body: string, apiKey = keys.alice) => {
+        const request = t.http().post('/v2/webhooks').set('X-API-Key', apiKey).set('Content-Type', 'application/json');
+        return (key === undefined ? request : request.set('Idempotency-Key', key)).send(body);
+      };
+      const webhooks = async (apiKey: string) =>
+        (await t.http().get('/v2/webhooks?per_page=100').set('X-API-Key', apiKey).expect(200)).body as WebhookAnswer[];
+      const before = (await webhooks(keys.alice)).length;
+      const key = randomUUID();
+      const body = JSON.stringify({ url: 'http://127.0.0.1:9/once', tags: ['0', 'idempotent'] });
+      await api.tag('idempotent', [randomAddress()]);
+
+      const first = await send(key, body);
+      expect(first.status).toBe(201);
+      expect(first.headers['idempotent-replayed']).toBeUndefined();
+      const created = first.body as WebhookAnswer;
+      secrets.push(created.secret!);
+      // The same request spelled otherwise: the fields in another order, the default events written out.
+      const again = await send(
+        key,
+        '{ "events": ["transaction.removed", "transaction.confirmed"], "tags": ["idempotent", "0", "0"],\n "url": "http://127.0.0.1:9/once" }',
+      );
+      expect({ status: again.status, replayed: again.headers['idempotent-replayed'] }).toEqual({
+        status: 201,
+        replayed: 'true',
+      });
+      expect(again.body).toEqual(created);
+      expect((await webhooks(keys.alice)).length).toBe(before + 1);
+
+      // Another request with the key creates nothing.
+      for (const other of [
+        { url: 'http://127.0.0.1:9/other', tags: ['0', 'idempotent'] },
+        { url: 'http://127.0.0.1:9/once', tags: ['0'] },
+        { url: 'http://127.0.0.1:9/once', tags: ['0', 'idempotent'], chains: ['ethereum'] },
+        { url: 'http://127.0.0.1:9/once', tags: ['0', 'idempotent'], description: 'x' },
+      ]) {
+        const refused = await send(key, JSON.stringify(other));
+        expect({ status: refused.status, code: (refused.body as { code: string }).code }).toEqual({
+          status: 400,
+          code: 'BAD_REQUEST',
+        });
+        expect((refused.body as { message: string }).message).toContain(created.id);
+      }
+      // A malformed key is refused before anything else.
+      for (const bad of ['', 'k'.repeat(256), 'two words', 'caf\u00e9']) {
+        const refused = await send(bad, body);
+        expect({ bad, status: refused.status, code: (refused.body as { code: string }).code }).toEqual({
+          bad,
+          status: 400,
+          code: 'BAD_REQUEST',
+        });
+      }
+      expect((await send('k'.repeat(255), '{"url": 1}')).body).toMatchObject({ code: 'INVALID_BODY' });
+      expect((await webhooks(keys.alice)).length).toBe(before + 1);
+
+      // The replay is the webhook as it stands: after a rotation, the secret that signs now.
+      const rotated = await t.http().post(`/v2/webhooks/${created.id}/rotate-secret`).set('X-API-Key', keys.alice);
+      const secret = (rotated.body as WebhookAnswer).secret!;
+      secrets.push(secret);
+      expect(((await send(key, body)).body as WebhookAnswer).secret).toBe(secret);
+
+      // Keys are the account's own: bob's request with alice's key creates bob's webhook.
+      await tagAsBob('idempotent', [randomAddress()]);
+      const bobs = await send(key, body, keys.bob);
+      expect({ status: bobs.status, replayed: bobs.headers['idempotent-replayed'] }).toEqual({
+        status: 201,
+        replayed: undefined,
+      });
+      secrets.push((bobs.body as WebhookAnswer).secret!);
+      expect((bobs.body as WebhookAnswer).id).not.toBe(created.id);
+
+      // Sent at once with one key, the requests create one webhook and all answer it.
+      const once = randomUUID();
+      const answers = await Promise.all(Array.from({ length: 8 }, () => send(once, body)));
+      expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(201));
+      expect(new Set(answers.map((answer) => (answer.body as WebhookAnswer).id)).size).toBe(1);
+      expect(answers.filter((answer) => answer.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
+      secrets.push((answers[0]!.body as WebhookAnswer).secret!);
+      expect((await webhooks(keys.alice)).length).toBe(before + 2);
+
+      // The key goes with the webhook it created: sent after a delete, it creates another.
+      await t.http().delete(`/v2/webhooks/${created.id}`).set('X-API-Key', keys.alice).expect(204);
+      const afterDelete = await send(key, body);
+      expect(afterDelete.status).toBe(201);
+      expect(afterDelete.headers['idempotent-replayed']).toBeUndefined();
+      secrets.push((afterDelete.body as WebhookAnswer).secret!);
+      expect((afterDelete.body as WebhookAnswer).id).not.toBe(created.id);
+
+      for (const [apiKey, answer] of [
+        [keys.alice, afterDelete],
+        [keys.alice, answers[0]!],
+        [keys.bob, bobs],
+      ] as const) {
+        await t
+          .http()
+          .delete(`/v2/webhooks/${(answer.body as WebhookAnswer).id}`)
+          .set('X-API-Key', apiKey)
+          .expect(204);
+      }
     });
   });
 

@@ -23,6 +23,7 @@ import { MembershipWrites1763700000160 } from './1763700000160-membership-writes
 import { SenderPairs1763700000170 } from './1763700000170-sender-pairs';
 import { AddressPairs1763700000180 } from './1763700000180-address-pairs';
 import { AddressVersions1763700000190 } from './1763700000190-address-versions';
+import { WebhookIdempotencyKeys1763700000200 } from './1763700000200-webhook-idempotency-keys';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   SenderPairs1763700000170,
   AddressPairs1763700000180,
   AddressVersions1763700000190,
+  WebhookIdempotencyKeys1763700000200,
 ];

@@ -1,14 +1,16 @@
-import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Patch, Post, Query, Res } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiBody,
   ApiCreatedResponse,
+  ApiHeader,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
   ApiProperty,
   ApiTags,
 } from '@nestjs/swagger';
+import type { Response } from 'express';
 import { AccountId } from '../../http/auth/auth';
 import { ApiErrors } from '../../http/docs/api-docs';
 import { JsonBody } from '../../http/json-body';
@@ -16,6 +18,7 @@ import { PageAnswer, Paged, Pager } from '../../http/paging/paged';
 import { pathParameter } from '../../http/validation/path-params';
 import { PageQueryDto } from '../../http/validation/query.dto';
 import { CreateWebhookDto, DeliveryDto, UpdateWebhookDto, WebhookDto, WebhookWithSecretDto } from './dto/webhook.dto';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from './idempotency';
 import { WebhooksService } from './webhooks.service';
 
 /**
@@ -54,7 +57,22 @@ export class WebhooksController {
       'Tells the URL when an address carrying one of the tags (of this account) moves value on one of the chains: a signed POST per event (README, "Webhooks"). At most 20 per account. The answer is the only one, with rotate-secret\'s, that shows the `secret`.',
   })
   @ApiBody({ type: CreateWebhookDto })
-  @ApiCreatedResponse({ type: WebhookWithSecretDto })
+  @ApiHeader({
+    name: IDEMPOTENCY_KEY_HEADER,
+    required: false,
+    description:
+      'Any string of 1 to 255 visible ASCII characters, a UUID for instance, new for each webhook. Sent again with the same request (a retry after a timeout), the answer is the webhook that the first request created, as it stands now and with its secret, and no second webhook is created; with another request, 400 BAD_REQUEST. Kept as long as the webhook it created.',
+    schema: { type: 'string', example: '5f0c6e2a-9a1d-4c1e-8f8e-3b7d2f6a9c41' },
+  })
+  @ApiCreatedResponse({
+    type: WebhookWithSecretDto,
+    headers: {
+      [IDEMPOTENT_REPLAYED_HEADER]: {
+        description: `\`true\` when the answer is the webhook an earlier request with the same ${IDEMPOTENCY_KEY_HEADER} created.`,
+        schema: { type: 'string', enum: ['true'] },
+      },
+    },
+  })
   @ApiErrors(
     'INVALID_BODY',
     'INVALID_WEBHOOK_URL',
@@ -64,9 +82,17 @@ export class WebhooksController {
     'UNSUPPORTED_MEDIA_TYPE',
     'WEBHOOK_LIMIT_EXCEEDED',
     'INVALID_QUERY',
+    'BAD_REQUEST',
   )
-  create(@AccountId() accountId: number, @Body() body: unknown): Promise<WebhookWithSecretDto> {
-    return this.webhooks.create(accountId, body);
+  async create(
+    @AccountId() accountId: number,
+    @Body() body: unknown,
+    @Headers(IDEMPOTENCY_KEY_HEADER.toLowerCase()) key: string | undefined,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<WebhookWithSecretDto> {
+    const { webhook, replayed } = await this.webhooks.create(accountId, body, key);
+    if (replayed) response.setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');
+    return webhook;
   }
 
   @Get()

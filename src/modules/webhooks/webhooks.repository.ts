@@ -25,6 +25,15 @@ export interface NewWebhook {
   description: string | null;
   tags: string[];
   at: string;
+  /** The creation's Idempotency-Key and its request's fingerprint (src/modules/webhooks/idempotency.ts), if it had one. */
+  idempotency: { key: string; fingerprint: string } | null;
+}
+
+/** The webhook an Idempotency-Key created, with what a replay of its creation answers. */
+export interface KeyedWebhook {
+  id: string;
+  secret: string;
+  request_fingerprint: string;
 }
 
 export interface WebhookChanges {
@@ -125,12 +134,26 @@ export class WebhooksRepository {
 
   async insert(tx: Sql, webhook: NewWebhook): Promise<void> {
     await tx.execute(
-      sql`INSERT INTO webhooks (id, account_id, url, secret, chains, events, description, status, created_at, updated_at)
+      sql`INSERT INTO webhooks (id, account_id, url, secret, chains, events, description, status, created_at, updated_at,
+                                idempotency_key, request_fingerprint)
           VALUES (${webhook.id}, ${webhook.accountId}, ${webhook.url}, ${webhook.secret},
                   ${webhook.chains === null ? null : JSON.stringify(webhook.chains)}, ${JSON.stringify(webhook.events)},
-                  ${webhook.description}, 'active', ${webhook.at}, ${webhook.at})`,
+                  ${webhook.description}, 'active', ${webhook.at}, ${webhook.at},
+                  ${webhook.idempotency?.key ?? null}, ${webhook.idempotency?.fingerprint ?? null})`,
     );
     await this.replaceTags(tx, webhook.id, webhook.tags);
+  }
+
+  /** The account's webhook created with the Idempotency-Key `key`, if there is one (read in `tx` if given). */
+  async findByIdempotencyKey(
+    accountId: number,
+    key: string,
+    tx: Sql | Db = this.db,
+  ): Promise<KeyedWebhook | undefined> {
+    const [row] = await tx.query<KeyedWebhook>(
+      sql`SELECT id, secret, request_fingerprint FROM webhooks WHERE account_id = ${accountId} AND idempotency_key = ${key}`,
+    );
+    return row;
   }
 
   private async replaceTags(tx: Sql, id: string, tags: readonly string[]): Promise<void> {

@@ -9,7 +9,8 @@ import { parseWebhookInput, WebhookInput } from './dto/webhook-input';
 import { PING, SUBSCRIBABLE_EVENTS } from './webhook-events';
 import { newEventId, newSecret, newWebhookId, WEBHOOK_ID } from './webhook-ids';
 import { destinationProblem } from './webhook-url';
-import { WebhooksRepository, WebhookRow } from './webhooks.repository';
+import { idempotencyKey, keyReused, requestFingerprint } from './idempotency';
+import { KeyedWebhook, WebhooksRepository, WebhookRow } from './webhooks.repository';
 
 export const MAX_WEBHOOKS_PER_ACCOUNT = 20;
 
@@ -26,15 +27,36 @@ export class WebhooksService {
     this.settings = config.webhooks;
   }
 
-  async create(accountId: number, body: unknown): Promise<WebhookWithSecretDto> {
+  /**
+   * Creates a webhook; with an Idempotency-Key (`key`, the header as sent) one that this account
+   * created with the same key and the same request is answered instead, as it stands now with its
+   * secret (`replayed`), and one created with another request is refused. The key is looked up
+   * again under the account's lock, so that requests with one key sent at once create one webhook.
+   */
+  async create(
+    accountId: number,
+    body: unknown,
+    key?: string,
+  ): Promise<{ webhook: WebhookWithSecretDto; replayed: boolean }> {
+    const idempotency = idempotencyKey(key);
     const input = parseWebhookInput(body, 'create');
+    const fingerprint = requestFingerprint(input);
+    if (idempotency !== undefined) {
+      const earlier = await this.repository.findByIdempotencyKey(accountId, idempotency);
+      if (earlier !== undefined) return this.replay(accountId, earlier, fingerprint);
+    }
     await this.checkTags(accountId, input.tags!);
     await this.checkDestination(input.url!);
     const id = newWebhookId();
     const secret = newSecret();
     const at = new Date().toISOString();
-    await this.repository.transaction(async (tx) => {
-      if ((await this.repository.countLocked(tx, accountId)) >= MAX_WEBHOOKS_PER_ACCOUNT) {
+    const earlier = await this.repository.transaction(async (tx) => {
+      const count = await this.repository.countLocked(tx, accountId);
+      if (idempotency !== undefined) {
+        const created = await this.repository.findByIdempotencyKey(accountId, idempotency, tx);
+        if (created !== undefined) return created;
+      }
+      if (count >= MAX_WEBHOOKS_PER_ACCOUNT) {
         throw new ApiError(
           'WEBHOOK_LIMIT_EXCEEDED',
           `An account can have at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks.`,
@@ -50,9 +72,22 @@ export class WebhooksService {
         description: input.description ?? null,
         tags: input.tags!,
         at,
+        idempotency: idempotency === undefined ? null : { key: idempotency, fingerprint },
       });
+      return undefined;
     });
-    return { ...(await this.get(accountId, id)), secret };
+    if (earlier !== undefined) return this.replay(accountId, earlier, fingerprint);
+    return { webhook: { ...(await this.get(accountId, id)), secret }, replayed: false };
+  }
+
+  /** The answer to a creation sent again with its Idempotency-Key: the webhook it created, if the request is the same. */
+  private async replay(
+    accountId: number,
+    earlier: KeyedWebhook,
+    fingerprint: string,
+  ): Promise<{ webhook: WebhookWithSecretDto; replayed: boolean }> {
+    if (earlier.request_fingerprint !== fingerprint) throw keyReused(earlier.id);
+    return { webhook: { ...(await this.get(accountId, earlier.id)), secret: earlier.secret }, replayed: true };
   }
 
   async list(accountId: number, page: number, perPage: number): Promise<OffsetPage<WebhookDto>> {
