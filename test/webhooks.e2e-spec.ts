@@ -548,6 +548,80 @@ describe.each(DATABASES)('webhooks on %s', (kind: DatabaseKind) => {
       expect(delivered.answered).toBe(200);
     });
 
+    it('sends deliveries again on redeliver: the failed ones since an instant, or the ones named', async () => {
+      const payee = randomAddress();
+      await api.tag('was_down', [payee]);
+      const down = await hook(alice, receiver, '/was-down', { tags: ['was_down'] });
+      receiver.behave('/was-down', () => 500);
+      const since = new Date(Date.now() - 1000).toISOString();
+      const hash = await pay(6, payee, 1n);
+      await eventually('the webhook to be disabled', async () =>
+        (await alice.get(down.id)).status === 'disabled' ? true : undefined,
+      );
+      const [failed] = await alice.deliveries(down.id);
+      expect(failed).toMatchObject({ status: 'failed', attempts: 4 });
+      const redeliver = (body: string, key = keys.alice, id = down.id) =>
+        t
+          .http()
+          .post(`/v2/webhooks/${id}/redeliver`)
+          .set('X-API-Key', key)
+          .set('Content-Type', 'application/json')
+          .send(body);
+
+      for (const bad of [
+        '{}',
+        '[]',
+        JSON.stringify({ since: 'yesterday' }),
+        JSON.stringify({ since, deliveries: [failed!.id] }),
+        JSON.stringify({ deliveries: [] }),
+        JSON.stringify({ deliveries: [7] }),
+        JSON.stringify({ deliveries: Array.from({ length: 101 }, (_, i) => `evt_${i}`) }),
+        JSON.stringify({ since, status: 'failed' }),
+      ]) {
+        const refused = await redeliver(bad);
+        expect({ bad, status: refused.status, code: (refused.body as { code: string }).code }).toEqual({
+          bad,
+          status: 400,
+          code: 'INVALID_BODY',
+        });
+      }
+      expect((await redeliver(JSON.stringify({ since }), keys.bob)).status).toBe(404);
+      expect((await redeliver(JSON.stringify({ since }), keys.alice, 'wh_nothing')).status).toBe(404);
+      const later = new Date(Date.now() + 60_000).toISOString();
+      expect((await redeliver(JSON.stringify({ since: later }))).body).toEqual({ redelivered: 0 });
+      expect((await alice.deliveries(down.id))[0]).toMatchObject({ status: 'failed', attempts: 4 });
+
+      // The receiver is back. Pending again, the delivery waits for the webhook to be active.
+      receiver.behave('/was-down', () => 200);
+      const again = await redeliver(JSON.stringify({ since }));
+      expect({ status: again.status, body: again.body as unknown }).toEqual({ status: 202, body: { redelivered: 1 } });
+      expect((await alice.deliveries(down.id))[0]).toMatchObject({ id: failed!.id, status: 'pending' });
+      await alice.patch(down.id, { status: 'active' });
+      const [delivered] = await eventually('the delivery sent again', async () => {
+        const rows = await alice.deliveries(down.id);
+        return rows[0]?.status === 'delivered' ? rows : undefined;
+      });
+      expect(delivered).toMatchObject({ id: failed!.id, attempts: 5, response_status: 200, error: null });
+      const sent = receiver.at('/was-down');
+      expect(sent).toHaveLength(5);
+      expect(new Set(sent.map((request) => request.id))).toEqual(new Set([failed!.id]));
+      expect(sent[4]!.verified?.data.transaction?.tx_hash).toBe(hash);
+      expect(sent[4]!.raw).toBe(sent[0]!.raw);
+
+      // Named: a delivered one is sent once more; unknown ids change nothing.
+      const named = await redeliver(JSON.stringify({ deliveries: [failed!.id, failed!.id, 'evt_unknown'] }));
+      expect(named.body).toEqual({ redelivered: 1 });
+      await eventually('the named delivery sent again', () =>
+        Promise.resolve(receiver.at('/was-down').length === 6 ? true : undefined),
+      );
+      expect(
+        await eventually('its attempt recorded', async () => {
+          const [row] = await alice.deliveries(down.id);
+          return row?.status === 'delivered' && row.attempts === 6 ? row : undefined;
+        }),
+      ).toMatchObject({ id: failed!.id });
+    });
+
     it('keeps delivering to others while one receiver never answers and another answers 10 MB', async () => {
       const payee = randomAddress();
       await api.tag('slow_and_fast', [payee]);
@@ -635,7 +709,7 @@ describe.each(DATABASES)('webhooks on %s', (kind: DatabaseKind) => {
       const payee = randomAddress();
       await api.tag('reorg_watch', [payee]);
       await api.synced(anvil);
-      await hook(alice, receiver, '/reorg', { tags: ['reorg_watch'] });
+      const reorgHook = await hook(alice, receiver, '/reorg', { tags: ['reorg_watch'] });
       const orphan = await pay(8, payee, 3n);
       await eventually('the confirmed event', () =>
         Promise.resolve(receiver.at('/reorg').length >= 1 ? true : undefined),
@@ -663,6 +737,22 @@ describe.each(DATABASES)('webhooks on %s', (kind: DatabaseKind) => {
       // The removed transfer as it was announced.
       expect(removed.verified!.data).toEqual(confirmed.verified!.data);
       expect(removed.id).not.toBe(confirmed.id);
+      // The undone transfer's confirmation is not sent again; its removal may be.
+      const again = await t
+        .http()
+        .post(`/v2/webhooks/${reorgHook.id}/redeliver`)
+        .set('X-API-Key', keys.alice)
+        .set('Content-Type', 'application/json')
+        .send(JSON.stringify({ deliveries: [confirmed.id, removed.id] }));
+      expect({ status: again.status, body: again.body as unknown }).toEqual({ status: 202, body: { redelivered: 1 } });
+      const rows = await eventually('the removal sent again', async () => {
+        const log = await alice.deliveries(reorgHook.id);
+        return log.find((row) => row.id === removed.id && row.status === 'delivered' && row.attempts === 2)
+          ? log
+          : undefined;
+      });
+      expect(rows.find((row) => row.id === confirmed.id)).toMatchObject({ status: 'delivered', attempts: 1 });
+      expect(receiver.at('/reorg').filter((request) => request.id === confirmed.id)).toHaveLength(1);
       void lower;
     });
 

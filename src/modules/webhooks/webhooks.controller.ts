@@ -17,7 +17,15 @@ import { JsonBody } from '../../http/json-body';
 import { PageAnswer, Paged, Pager } from '../../http/paging/paged';
 import { pathParameter } from '../../http/validation/path-params';
 import { PageQueryDto } from '../../http/validation/query.dto';
-import { CreateWebhookDto, DeliveryDto, UpdateWebhookDto, WebhookDto, WebhookWithSecretDto } from './dto/webhook.dto';
+import {
+  CreateWebhookDto,
+  DeliveryDto,
+  RedeliverDto,
+  RedeliveredDto,
+  UpdateWebhookDto,
+  WebhookDto,
+  WebhookWithSecretDto,
+} from './dto/webhook.dto';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from './idempotency';
 import { WebhooksService } from './webhooks.service';
 
@@ -173,6 +181,25 @@ export class WebhooksController {
   @ApiErrors('WEBHOOK_NOT_FOUND', 'INVALID_QUERY')
   ping(@AccountId() accountId: number, @WebhookIdParam() id: string): Promise<PingAcceptedDto> {
     return this.webhooks.ping(accountId, id);
+  }
+
+  @Post(':id/redeliver')
+  @HttpCode(202)
+  @JsonBody()
+  @ApiOperation({
+    summary: 'Send deliveries again',
+    description:
+      'After an outage of the receiver longer than the retry schedule: every `failed` delivery recorded since an instant (`since`), or the deliveries named (`deliveries`, failed or delivered), pending again and sent at once for one more attempt each, with their own `webhook-id` and body. A pending delivery is on its way already and stays as it is; a `transaction.confirmed` whose transfer a reorganisation undid is not sent again. A disabled or paused webhook sends them once it is active again.',
+  })
+  @ApiBody({ type: RedeliverDto })
+  @ApiAcceptedResponse({ type: RedeliveredDto })
+  @ApiErrors('WEBHOOK_NOT_FOUND', 'INVALID_BODY', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'INVALID_QUERY')
+  redeliver(
+    @AccountId() accountId: number,
+    @WebhookIdParam() id: string,
+    @Body() body: unknown,
+  ): Promise<RedeliveredDto> {
+    return this.webhooks.redeliver(accountId, id, body);
   }
 
   @Get(':id/deliveries')

@@ -272,6 +272,27 @@ export class WebhooksRepository {
     return splitPage(found, 'id')!;
   }
 
+  /**
+   * Makes the webhook's chosen deliveries pending again, due now: the `failed` ones recorded at or
+   * after `since`, or those of `ids` that are `failed` or `delivered`. A pending delivery is on its
+   * way already and is left as it is; a `transaction.confirmed` whose transfer a reorganisation
+   * undid is not sent again. Answers how many are pending again.
+   */
+  async redeliver(
+    webhookId: string,
+    chosen: { since: string } | { ids: readonly string[] },
+    now: string,
+  ): Promise<number> {
+    const which =
+      'since' in chosen
+        ? sql`status = 'failed' AND created_at >= ${chosen.since}`
+        : sql`status IN ('failed', 'delivered') AND id IN (${list(chosen.ids)})`;
+    return this.db.execute(
+      sql`UPDATE webhook_events SET status = 'pending', next_attempt_at = ${now}
+          WHERE webhook_id = ${webhookId} AND undone = 0 AND ${which}`,
+    );
+  }
+
   // ---- announcing, inside a follower's transaction ----
 
   /** Whether any webhook listens for new transfers at all: most commits stop here. */

@@ -5,6 +5,7 @@ import { UNTAGGED } from '../../core/tags/tag-rules';
 import { OffsetPage } from '../../http/paging/paging';
 import { TagScopeService } from '../tags/tag-scope.service';
 import { DeliveryDto, toDelivery, toWebhook, WebhookDto, WebhookWithSecretDto } from './dto/webhook.dto';
+import { parseRedeliveryInput } from './dto/redelivery-input';
 import { parseWebhookInput, WebhookInput } from './dto/webhook-input';
 import { PING, SUBSCRIBABLE_EVENTS } from './webhook-events';
 import { newEventId, newSecret, newWebhookId, WEBHOOK_ID } from './webhook-ids';
@@ -149,6 +150,18 @@ export class WebhooksService {
       ]),
     );
     return { id: eventId };
+  }
+
+  /**
+   * Sends deliveries again (`body`: RedeliveryInput): each chosen one is pending again, due now, for
+   * one more attempt, under its own id and body; the dispatcher sends it as soon as the webhook is
+   * active (a ping whatever the status). Answers how many.
+   */
+  async redeliver(accountId: number, id: string, body: unknown): Promise<{ redelivered: number }> {
+    const input = parseRedeliveryInput(body);
+    await this.find(accountId, id);
+    const chosen = 'since' in input ? input : { ids: input.deliveries };
+    return { redelivered: await this.repository.redeliver(id, chosen, new Date().toISOString()) };
   }
 
   async deliveries(accountId: number, id: string, page: number, perPage: number): Promise<OffsetPage<DeliveryDto>> {

@@ -4,6 +4,7 @@ import { binaryOrder } from '../../../core/text/binary-order';
 import { toIso } from '../../../database/dialect';
 import { SUBSCRIBABLE_EVENTS } from '../webhook-events';
 import type { DeliveryRow, WebhookRow } from '../webhooks.repository';
+import { MAX_REDELIVERIES_NAMED } from './redelivery-input';
 
 export const WEBHOOK_STATUSES = ['active', 'paused', 'disabled'] as const;
 export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
@@ -188,4 +189,27 @@ export function toDelivery(row: DeliveryRow): DeliveryDto {
     error: row.error,
     created_at: toIso(row.created_at),
   };
+}
+
+export class RedeliverDto {
+  @ApiPropertyOptional({
+    example: '2026-11-28T18:00:00Z',
+    description:
+      'Every `failed` delivery recorded at or after this instant (YYYY-MM-DDTHH:MM:SSZ, milliseconds allowed). Send this or `deliveries`.',
+  })
+  since?: string;
+
+  @ApiPropertyOptional({
+    type: [String],
+    minItems: 1,
+    maxItems: MAX_REDELIVERIES_NAMED,
+    example: ['evt_2Nf8kq0sVb7WcX4yZ1mR5t'],
+    description: 'These deliveries (their `id` in the delivery log), failed or delivered. Send this or `since`.',
+  })
+  deliveries?: string[];
+}
+
+export class RedeliveredDto {
+  @ApiProperty({ example: 12, description: 'How many deliveries are pending again.' })
+  redelivered!: number;
 }
