@@ -560,6 +560,18 @@ describe.each(DATABASES)('webhooks on %s', (kind: DatabaseKind) => {
       );
       const [failed] = await alice.deliveries(down.id);
       expect(failed).toMatchObject({ status: 'failed', attempts: 4 });
+      const log = async (status: string) =>
+        (
+          (await t.http().get(`/v2/webhooks/${down.id}/deliveries?status=${status}`).set('X-API-Key', keys.alice))
+            .body as DeliveryAnswer[]
+        ).map((row) => row.id);
+      expect(await log('failed')).toEqual([failed!.id]);
+      expect(await log('delivered')).toEqual([]);
+      const bogus = await t.http().get(`/v2/webhooks/${down.id}/deliveries?status=lost`).set('X-API-Key', keys.alice);
+      expect({ status: bogus.status, code: (bogus.body as { code: string }).code }).toEqual({
+        status: 400,
+        code: 'INVALID_QUERY',
+      });
       const redeliver = (body: string, key = keys.alice, id = down.id) =>
         t
           .http()
@@ -596,6 +608,7 @@ describe.each(DATABASES)('webhooks on %s', (kind: DatabaseKind) => {
       const again = await redeliver(JSON.stringify({ since }));
       expect({ status: again.status, body: again.body as unknown }).toEqual({ status: 202, body: { redelivered: 1 } });
       expect((await alice.deliveries(down.id))[0]).toMatchObject({ id: failed!.id, status: 'pending' });
+      expect([await log('pending'), await log('failed')]).toEqual([[failed!.id], []]);
       await alice.patch(down.id, { status: 'active' });
       const [delivered] = await eventually('the delivery sent again', async () => {
         const rows = await alice.deliveries(down.id);

@@ -19,6 +19,7 @@ import { pathParameter } from '../../http/validation/path-params';
 import { PageQueryDto } from '../../http/validation/query.dto';
 import {
   CreateWebhookDto,
+  DeliveriesQueryDto,
   DeliveryDto,
   RedeliverDto,
   RedeliveredDto,
@@ -206,15 +207,15 @@ export class WebhooksController {
   @Paged(DeliveryDto)
   @ApiOperation({
     summary: 'List deliveries',
-    description: "The webhook's events and how their delivery went, newest first.",
+    description: "The webhook's events and how their delivery went, newest first; `status` narrows them.",
   })
   @ApiErrors('WEBHOOK_NOT_FOUND', 'INVALID_QUERY')
   async deliveries(
     @AccountId() accountId: number,
     @WebhookIdParam() id: string,
-    @Query() query: PageQueryDto,
+    @Query() query: DeliveriesQueryDto,
     @Pager() pager: PageAnswer,
   ): Promise<DeliveryDto[]> {
-    return pager.answer(await this.webhooks.deliveries(accountId, id, query.page, query.per_page));
+    return pager.answer(await this.webhooks.deliveries(accountId, id, query.page, query.per_page, query.status));
   }
 }

@@ -255,17 +255,22 @@ export class WebhooksRepository {
     }
   }
 
-  /** A page of a webhook's deliveries (newest first), and how many it has, in one statement (`pageBesideTotal`). */
+  /**
+   * A page of a webhook's deliveries (newest first; those in `status` only, if given), and how many
+   * there are, in one statement (`pageBesideTotal`).
+   */
   async pageDeliveries(
     webhookId: string,
     offset: number,
     limit: number,
+    status?: string,
   ): Promise<{ total: number; rows: DeliveryRow[] }> {
+    const which = status === undefined ? empty : sql`AND status = ${status}`;
     const found = await this.db.query<DeliveryRow & { total: number | string }>(
       pageBesideTotal(
-        sql`SELECT COUNT(*) AS total FROM webhook_events WHERE webhook_id = ${webhookId}`,
+        sql`SELECT COUNT(*) AS total FROM webhook_events WHERE webhook_id = ${webhookId} ${which}`,
         sql`SELECT seq, id, event_type, status, attempts, last_attempt_at, next_attempt_at, response_status, error, created_at
-            FROM webhook_events WHERE webhook_id = ${webhookId} ORDER BY seq DESC LIMIT ${limit} OFFSET ${offset}`,
+            FROM webhook_events WHERE webhook_id = ${webhookId} ${which} ORDER BY seq DESC LIMIT ${limit} OFFSET ${offset}`,
         raw('page.seq DESC'),
       ),
     );

@@ -4,7 +4,14 @@ import { ApiError } from '../../core/errors';
 import { UNTAGGED } from '../../core/tags/tag-rules';
 import { OffsetPage } from '../../http/paging/paging';
 import { TagScopeService } from '../tags/tag-scope.service';
-import { DeliveryDto, toDelivery, toWebhook, WebhookDto, WebhookWithSecretDto } from './dto/webhook.dto';
+import {
+  DeliveryDto,
+  DeliveryStatus,
+  toDelivery,
+  toWebhook,
+  WebhookDto,
+  WebhookWithSecretDto,
+} from './dto/webhook.dto';
 import { parseRedeliveryInput } from './dto/redelivery-input';
 import { parseWebhookInput, WebhookInput } from './dto/webhook-input';
 import { PING, SUBSCRIBABLE_EVENTS } from './webhook-events';
@@ -164,9 +171,15 @@ export class WebhooksService {
     return { redelivered: await this.repository.redeliver(id, chosen, new Date().toISOString()) };
   }
 
-  async deliveries(accountId: number, id: string, page: number, perPage: number): Promise<OffsetPage<DeliveryDto>> {
+  async deliveries(
+    accountId: number,
+    id: string,
+    page: number,
+    perPage: number,
+    status?: DeliveryStatus,
+  ): Promise<OffsetPage<DeliveryDto>> {
     await this.find(accountId, id);
-    const { total, rows } = await this.repository.pageDeliveries(id, (page - 1) * perPage, perPage);
+    const { total, rows } = await this.repository.pageDeliveries(id, (page - 1) * perPage, perPage, status);
     return new OffsetPage(rows.map(toDelivery), page, perPage, total);
   }
 
