@@ -231,6 +231,26 @@ describe.each(DATABASES)('foundation on %s', (kind) => {
       expect(body.openapi).toMatch(/^3\./);
       expect(Object.keys(body.components.securitySchemes).sort()).toEqual(['X-API-Key', 'api_key']);
     });
+
+    it('describes every operation and every answer of it in the OpenAPI document', async () => {
+      const { body } = await t.http().get('/docs-json').expect(200);
+      const operations = Object.entries(
+        body.paths as Record<
+          string,
+          Record<string, { summary?: string; responses: Record<string, { description?: string }> }>
+        >,
+      ).flatMap(([path, item]) =>
+        Object.entries(item).map(([method, operation]) => ({ at: `${method} ${path}`, operation })),
+      );
+      expect(operations.length).toBeGreaterThan(20);
+      const undescribed = operations.flatMap(({ at, operation }) => [
+        ...(operation.summary ? [] : [`${at}: no summary`]),
+        ...Object.entries(operation.responses)
+          .filter(([, response]) => !response.description)
+          .map(([status]) => `${at} ${status}: no description`),
+      ]);
+      expect(undescribed).toEqual([]);
+    });
   });
 
   describe('every /v2 route needs a key', () => {

@@ -40,12 +40,13 @@ const RELATIONS: Record<'page' | 'cursor', LinkRelation[]> = {
 
 /**
  * Documents a handler that answers an OffsetPage (`page`) or a CursorPage (`cursor`) of `type`
- * through `@Pager()`: an array of `type` with a `Link` header.
+ * through `@Pager()`: an array of `type` with a `Link` header; `description` says what the page holds.
  */
-export const Paged = (type: Type<unknown>, paging: 'page' | 'cursor' = 'page'): MethodDecorator =>
+export const Paged = (type: Type<unknown>, description: string, paging: 'page' | 'cursor' = 'page'): MethodDecorator =>
   applyDecorators(
     ApiOkResponse({
       type: [type],
+      description,
       headers: {
         Link: { description: `Pagination links (${RELATIONS[paging].join(', ')}).`, schema: { type: 'string' } },
       },

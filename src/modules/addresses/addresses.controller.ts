@@ -18,7 +18,7 @@ export class AddressesController {
     description:
       'Any accepted form of an address finds the same record. A valid address with no data has zero stats, not 404.',
   })
-  @ApiOkResponse({ type: AddressDetailsDto })
+  @ApiOkResponse({ type: AddressDetailsDto, description: 'The address on every chain where it is valid.' })
   @ApiErrors('INVALID_ADDRESS', 'INVALID_QUERY')
   details(@AccountId() accountId: number, @AddressParam() address: ParsedAddress): Promise<AddressDetailsDto> {
     return this.addresses.details(accountId, address);

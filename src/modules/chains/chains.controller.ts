@@ -11,7 +11,7 @@ export class ChainsController {
 
   @Get()
   @ApiOperation({ summary: 'List all supported chains', description: 'Every supported chain, not paginated.' })
-  @ApiOkResponse({ type: [ChainDto] })
+  @ApiOkResponse({ type: [ChainDto], description: 'Every supported chain, in contract order.' })
   @ApiErrors('INVALID_QUERY')
   list(): Promise<ChainDto[]> {
     return this.chains.list();

@@ -15,7 +15,7 @@ export class SyncController {
     description:
       'One object per supported chain, in the order of GET /v2/chains: whether the chain is followed, the head seen, the last block committed and any error. Not paginated.',
   })
-  @ApiOkResponse({ type: [SyncDto] })
+  @ApiOkResponse({ type: [SyncDto], description: 'One entry per chain with a live source, in contract order.' })
   @ApiErrors('INVALID_QUERY')
   list(): Promise<SyncDto[]> {
     return this.sync.list();

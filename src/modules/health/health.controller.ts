@@ -14,7 +14,10 @@ export class HealthController {
 
   @Get()
   @ApiOperation({ summary: 'Liveness and database check (no key needed)' })
-  @ApiOkResponse({ schema: { type: 'object', properties: { status: { type: 'string', example: 'ok' } } } })
+  @ApiOkResponse({
+    description: 'The service is up and its database answers.',
+    schema: { type: 'object', properties: { status: { type: 'string', example: 'ok' } } },
+  })
   @ApiResponse({ status: 400, description: 'A query parameter other than api_key: INVALID_QUERY', type: ErrorDto })
   @ApiResponse({ status: 503, description: 'The database does not answer: DATABASE_UNAVAILABLE', type: ErrorDto })
   async check(): Promise<{ status: 'ok' }> {

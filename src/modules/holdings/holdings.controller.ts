@@ -13,7 +13,7 @@ export class HoldingsController {
   constructor(private readonly holdings: HoldingsService) {}
 
   @Get()
-  @Paged(TokenHoldingDto)
+  @Paged(TokenHoldingDto, 'A page of holdings with a balance above zero.')
   @ApiOperation({
     summary: 'List token holdings',
     description:

@@ -82,7 +82,10 @@ export class TagPortabilityController {
       },
     },
   })
-  @ApiOkResponse({ type: TagImportReportDto })
+  @ApiOkResponse({
+    type: TagImportReportDto,
+    description: 'What the import changed, or would change with `dry_run=true`.',
+  })
   @ApiErrors('INVALID_BODY', 'INVALID_QUERY', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'TAG_LIMIT_EXCEEDED')
   async import(
     @AccountId() accountId: number,

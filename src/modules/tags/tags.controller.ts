@@ -28,7 +28,7 @@ export class TagsController {
   constructor(private readonly tags: TagsService) {}
 
   @Get()
-  @Paged(TagSummaryDto)
+  @Paged(TagSummaryDto, "A page of the account's tags.")
   @ApiOperation({
     summary: 'List tags',
     description: "The calling account's tags by name, with their address counts. The reserved `0` is not listed.",
@@ -44,7 +44,7 @@ export class TagsController {
 
   @Get(':tag')
   @ApiOperation({ summary: 'Retrieve tag details', description: 'Statistics over every address carrying the tag.' })
-  @ApiOkResponse({ type: TagDetailsDto })
+  @ApiOkResponse({ type: TagDetailsDto, description: 'The tag and its statistics.' })
   @ApiErrors('INVALID_TAG', 'TAG_NOT_FOUND', 'INVALID_QUERY')
   details(@AccountId() accountId: number, @TagParam() tag: string): Promise<TagDetailsDto> {
     return this.tags.details(accountId, tag);
@@ -59,7 +59,10 @@ export class TagsController {
       'Creates the tag when new. All or nothing: every address is validated and the 50-tag cap checked before anything is written. Tagging an address that already carries the tag is a no-op. `POST /v2/tags/0` tracks addresses without a tag. Answers one record per distinct address, in first-seen order.',
   })
   @ApiBody(ADDRESS_LIST)
-  @ApiOkResponse({ type: [TaggedAddressDto] })
+  @ApiOkResponse({
+    type: [TaggedAddressDto],
+    description: 'One record per distinct address sent, with all its tags after the assignment.',
+  })
   @ApiErrors(
     'INVALID_TAG',
     'INVALID_ADDRESS',
@@ -79,7 +82,7 @@ export class TagsController {
   }
 
   @Get(':tag/addresses')
-  @Paged(TaggedAddressDto)
+  @Paged(TaggedAddressDto, 'A page of the addresses carrying the tag, each with all its tags.')
   @ApiOperation({ summary: 'List addresses carrying a tag', description: 'By time of assignment, then address.' })
   @ApiErrors('INVALID_TAG', 'TAG_NOT_FOUND', 'INVALID_QUERY')
   async members(
@@ -99,7 +102,10 @@ export class TagsController {
       'Extension: removes the tag from the listed addresses, which stay tracked, and answers their updated records. For `0`, listed addresses that carry no tag stop being tracked.',
   })
   @ApiBody(ADDRESS_LIST)
-  @ApiOkResponse({ type: [TaggedAddressDto] })
+  @ApiOkResponse({
+    type: [TaggedAddressDto],
+    description: 'One record per distinct address sent, with the tags it still carries.',
+  })
   @ApiErrors(
     'INVALID_TAG',
     'TAG_NOT_FOUND',
@@ -131,7 +137,7 @@ export class TagsController {
   }
 
   @Get(':tag/history')
-  @Paged(TagHistoryEntryDto, 'cursor')
+  @Paged(TagHistoryEntryDto, "A page of the tag's changes; `Link` names the next page by cursor.", 'cursor')
   @ApiOperation({
     summary: "A tag's history",
     description:

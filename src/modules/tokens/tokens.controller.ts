@@ -12,7 +12,7 @@ export class TokensController {
   constructor(private readonly tokens: TokensService) {}
 
   @Get()
-  @Paged(TokenDto)
+  @Paged(TokenDto, 'A page of tokens, by id.')
   @ApiOperation({
     summary: 'List all tokens',
     description: 'Tokens ordered by id, with every deployment. Paginated by `page`; see the `Link` header.',

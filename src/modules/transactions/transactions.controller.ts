@@ -13,7 +13,7 @@ export class TransactionsController {
   constructor(private readonly transactions: TransactionsService) {}
 
   @Get()
-  @Paged(TransactionDto, 'cursor')
+  @Paged(TransactionDto, 'A page of transfers, newest first; `Link` names the next page by cursor.', 'cursor')
   @ApiOperation({
     summary: 'List transactions',
     description:

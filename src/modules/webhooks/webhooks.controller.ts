@@ -75,6 +75,7 @@ export class WebhooksController {
   })
   @ApiCreatedResponse({
     type: WebhookWithSecretDto,
+    description: 'The webhook, with its secret.',
     headers: {
       [IDEMPOTENT_REPLAYED_HEADER]: {
         description: `\`true\` when the answer is the webhook an earlier request with the same ${IDEMPOTENCY_KEY_HEADER} created.`,
@@ -105,7 +106,7 @@ export class WebhooksController {
   }
 
   @Get()
-  @Paged(WebhookDto)
+  @Paged(WebhookDto, "A page of the account's webhooks, without their secrets.")
   @ApiOperation({ summary: 'List webhooks', description: "The account's webhooks, oldest first." })
   @ApiErrors('INVALID_QUERY')
   async list(
@@ -118,7 +119,7 @@ export class WebhooksController {
 
   @Get(':id')
   @ApiOperation({ summary: 'Retrieve a webhook', description: 'Never shows its secret.' })
-  @ApiOkResponse({ type: WebhookDto })
+  @ApiOkResponse({ type: WebhookDto, description: 'The webhook.' })
   @ApiErrors('WEBHOOK_NOT_FOUND', 'INVALID_QUERY')
   get(@AccountId() accountId: number, @WebhookIdParam() id: string): Promise<WebhookDto> {
     return this.webhooks.get(accountId, id);
@@ -132,7 +133,7 @@ export class WebhooksController {
       'Changes the fields given. `status: paused` stops deliveries (and the recording of new `transaction.confirmed` events) until `status: active`, which also restarts a webhook chaintags disabled; pending deliveries are then due at once.',
   })
   @ApiBody({ type: UpdateWebhookDto })
-  @ApiOkResponse({ type: WebhookDto })
+  @ApiOkResponse({ type: WebhookDto, description: 'The webhook as changed.' })
   @ApiErrors(
     'INVALID_BODY',
     'INVALID_WEBHOOK_URL',
@@ -166,7 +167,7 @@ export class WebhooksController {
     description:
       'Answers a new secret; every attempt from now on, retries of older events included, is signed with it.',
   })
-  @ApiOkResponse({ type: WebhookWithSecretDto })
+  @ApiOkResponse({ type: WebhookWithSecretDto, description: 'The webhook, with its new secret.' })
   @ApiErrors('WEBHOOK_NOT_FOUND', 'INVALID_QUERY')
   rotateSecret(@AccountId() accountId: number, @WebhookIdParam() id: string): Promise<WebhookWithSecretDto> {
     return this.webhooks.rotateSecret(accountId, id);
@@ -178,7 +179,7 @@ export class WebhooksController {
     summary: 'Send a ping',
     description: 'Delivers a `webhook.ping` event now (whatever the status), retried like any other.',
   })
-  @ApiAcceptedResponse({ type: PingAcceptedDto })
+  @ApiAcceptedResponse({ type: PingAcceptedDto, description: 'The ping is recorded and on its way.' })
   @ApiErrors('WEBHOOK_NOT_FOUND', 'INVALID_QUERY')
   ping(@AccountId() accountId: number, @WebhookIdParam() id: string): Promise<PingAcceptedDto> {
     return this.webhooks.ping(accountId, id);
@@ -193,7 +194,7 @@ export class WebhooksController {
       'After an outage of the receiver longer than the retry schedule: every `failed` delivery recorded since an instant (`since`), or the deliveries named (`deliveries`, failed or delivered), pending again and sent at once for one more attempt each, with their own `webhook-id` and body. A pending delivery is on its way already and stays as it is; a `transaction.confirmed` whose transfer a reorganisation undid is not sent again. A disabled or paused webhook sends them once it is active again.',
   })
   @ApiBody({ type: RedeliverDto })
-  @ApiAcceptedResponse({ type: RedeliveredDto })
+  @ApiAcceptedResponse({ type: RedeliveredDto, description: 'The chosen deliveries are pending again.' })
   @ApiErrors('WEBHOOK_NOT_FOUND', 'INVALID_BODY', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'INVALID_QUERY')
   redeliver(
     @AccountId() accountId: number,
@@ -204,7 +205,7 @@ export class WebhooksController {
   }
 
   @Get(':id/deliveries')
-  @Paged(DeliveryDto)
+  @Paged(DeliveryDto, "A page of the webhook's delivery log, newest first.")
   @ApiOperation({
     summary: 'List deliveries',
     description: "The webhook's events and how their delivery went, newest first; `status` narrows them.",
