@@ -11,6 +11,25 @@ Every route under /v2 needs an API key, passed as the \`api_key\` query paramete
 Errors share one body: \`{"statusCode", "error", "code", "message", "details"?}\`.
 Lists are paginated with \`per_page\` (1-100, default 30) and a \`Link\` header (first, prev, next, last).`;
 
+/**
+ * The groups of operations, in the order Swagger UI shows them, each with what it is for. Every
+ * controller's `@ApiTags` names one of these (a test checks).
+ */
+const GROUPS: readonly [name: string, description: string][] = [
+  [
+    'tags',
+    "Label addresses with the account's tags, read what a tag holds, its history, and export or import them all.",
+  ],
+  ['addresses', 'One address on every chain where it is valid: its chains, tags and stats.'],
+  ['token-holdings', 'Balances per address and token, filtered by address, tag, chain or token.'],
+  ['transactions', 'Transfers of native coins and tokens, filtered by address, tag, chain, token and time.'],
+  ['webhooks', 'Signed notifications when an address carrying one of your tags moves value.'],
+  ['chains', "The supported chains, with their explorers' links."],
+  ['tokens', 'The known tokens and their deployments per chain.'],
+  ['sync', 'How far each followed chain is indexed.'],
+  ['health', 'Liveness and the database, for load balancers (no key needed).'],
+];
+
 /** The OpenAPI document served at /docs-json and committed as openapi.json. */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -25,9 +44,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     )
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key as a header.' }, 'X-API-Key')
     .addSecurityRequirements('api_key')
-    .addSecurityRequirements('X-API-Key')
-    .build();
-  const document = SwaggerModule.createDocument(app, config, {
+    .addSecurityRequirements('X-API-Key');
+  for (const [name, description] of GROUPS) config.addTag(name, description);
+  const options = config.build();
+  const document = SwaggerModule.createDocument(app, options, {
     operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
   });
   for (const [path, item] of Object.entries(document.paths)) {

@@ -250,6 +250,14 @@ describe.each(DATABASES)('foundation on %s', (kind) => {
           .map(([status]) => `${at} ${status}: no description`),
       ]);
       expect(undescribed).toEqual([]);
+      // Each operation in a group the document describes.
+      const groups = new Map((body.tags as { name: string; description?: string }[]).map((tag) => [tag.name, tag]));
+      const ungrouped = operations
+        .filter(
+          ({ operation }) => !(operation as { tags?: string[] }).tags?.every((tag) => groups.get(tag)?.description),
+        )
+        .map(({ at }) => at);
+      expect(ungrouped).toEqual([]);
     });
   });
 
