@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { BeforeApplicationShutdown, Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Client } from 'pg';
@@ -9,7 +12,7 @@ import { DatabaseModule } from '../src/database/database.module';
 import { Db } from '../src/database/db.service';
 import { evmAddress } from './support/factories';
 import { startServerProcess, ServerProcess } from './support/server-process';
-import { freshDatabase } from './support/test-app';
+import { freshDatabase, newKey } from './support/test-app';
 import { sql } from '../src/database/sql';
 
 interface Answer {
@@ -169,6 +172,32 @@ describe('stopping the application', () => {
       }
     } finally {
       await database.drop();
+    }
+  }, 60_000);
+});
+
+describe('npm start, the quick start of the README', () => {
+  it('serves the API on the SQLite file it is given and stops on Ctrl-C', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'chaintags-start-'));
+    const key = newKey();
+    const server = await startServerProcess(
+      { DATABASE_URL: `sqlite:${join(folder, 'db.sqlite')}`, API_KEYS: `quick:${key}`, PRICE_REFRESH_SECONDS: '0' },
+      true,
+    );
+    try {
+      expect((await fetch(`${server.url}/health`)).status).toBe(200);
+      const tagged = await fetch(`${server.url}/v2/tags/quick_start`, {
+        method: 'POST',
+        headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+        body: JSON.stringify([evmAddress('quick start').input]),
+      });
+      expect(tagged.status).toBe(200);
+      server.signal('SIGINT');
+      await until(() => refused(server.port), 'the server to stop listening');
+      await server.exited;
+    } finally {
+      await server.kill();
+      rmSync(folder, { recursive: true, force: true });
     }
   }, 60_000);
 });

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { nodeArgs } from './build';
+import { npmCommand } from './server-process';
 
 export interface CliResult {
   code: number;
@@ -36,10 +37,8 @@ export function runCli(
 
 /** Runs `npm run --silent cli -- …` itself: the path a user takes, the sources compiled on start. */
 export function runNpmCli(databaseUrl: string, args: string[], input?: string): Promise<CliResult> {
-  const npm = process.env.npm_execpath;
-  // Under `npm test`, npm_execpath is npm's own script, run by this node; otherwise npm on the PATH.
-  const [file, prefix] = npm && npm.endsWith('.js') ? [process.execPath, [npm]] : ['npm', []];
-  return runCommand(file, [...prefix, 'run', '--silent', 'cli', '--', ...args], databaseUrl, input, {});
+  const [file, npmArgs] = npmCommand(['run', '--silent', 'cli', '--', ...args]);
+  return runCommand(file, npmArgs, databaseUrl, input, {});
 }
 
 function runCommand(

@@ -25,12 +25,17 @@ export interface ServerProcess {
 
 /**
  * Starts the server with `env` on top of a quiet default (JSON logs at `warn`, rate limit off) and
- * resolves once it prints its "listening" line.
+ * resolves once it prints its "listening" line. `npmStart`: through `npm start` itself, as the
+ * README's quick start runs it (the sources compiled as they load), rather than this run's build.
  */
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+export async function startServerProcess(env: Record<string, string>, npmStart = false): Promise<ServerProcess> {
   const port = await freePort();
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, nodeArgs('src/main'), {
+  const [file, args] = npmStart ? npmCommand(['start']) : [process.execPath, nodeArgs('src/main')];
+  const child: ChildProcessWithoutNullStreams = spawn(file, args, {
     cwd: ROOT,
+    // npm does not pass a signal on to the server it started: both are signalled as a group, as a
+    // terminal's Ctrl-C signals them.
+    detached: npmStart,
     env: {
       ...process.env,
       LOG_LEVEL: 'warn',
@@ -54,10 +59,16 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
     stdout: () => stdout,
     stderr: () => stderr,
     exited,
-    signal: (signal) => void child.kill(signal),
+    signal: (signal) => (npmStart ? process.kill(-child.pid!, signal) : void child.kill(signal)),
     exitCode: () => child.exitCode,
     kill: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      if (npmStart) {
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {
+          // The group has ended already.
+        }
+      } else if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;
     },
   };
@@ -85,4 +96,10 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
     void exited.then(({ code }) => fail(new Error(`the server exited with code ${code} at start`)));
   });
   return server;
+}
+
+/** `npm <args>` as a file and its arguments: under `npm test`, npm's own script run by this node. */
+export function npmCommand(args: string[]): [file: string, args: string[]] {
+  const npm = process.env.npm_execpath;
+  return npm && npm.endsWith('.js') ? [process.execPath, [npm, ...args]] : ['npm', args];
 }
