@@ -24,6 +24,7 @@ import { SenderPairs1763700000170 } from './1763700000170-sender-pairs';
 import { AddressPairs1763700000180 } from './1763700000180-address-pairs';
 import { AddressVersions1763700000190 } from './1763700000190-address-versions';
 import { WebhookIdempotencyKeys1763700000200 } from './1763700000200-webhook-idempotency-keys';
+import { FailedDeliveries1763700000210 } from './1763700000210-failed-deliveries';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -53,4 +54,5 @@ export const MIGRATIONS = [
   AddressPairs1763700000180,
   AddressVersions1763700000190,
   WebhookIdempotencyKeys1763700000200,
+  FailedDeliveries1763700000210,
 ];
