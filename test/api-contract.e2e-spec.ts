@@ -15,7 +15,7 @@ import { DATABASES, startOnFreshDatabase, TestApp } from './support/test-app';
 
 interface Parameter {
   name: string;
-  in: 'path' | 'query';
+  in: 'path' | 'query' | 'header';
 }
 
 interface Operation {
@@ -31,6 +31,8 @@ interface Call {
   contentType?: string;
   body?: string;
   key: 'alice' | 'none' | 'unknown';
+  /** The operation's header parameters drawn (Idempotency-Key), each sent or not. */
+  headers: [string, string][];
 }
 
 const OPENAPI = JSON.parse(readFileSync(join(__dirname, '..', 'openapi.json'), 'utf8')) as {
@@ -74,6 +76,21 @@ const junk = fc.oneof(
   fc.constantFrom('x'.repeat(70), 'x'.repeat(5000), `${addresses[0]} `, addresses.join(',')),
 );
 const value = fc.oneof({ weight: 2, arbitrary: plausible }, { weight: 3, arbitrary: junk });
+
+/**
+ * A header value as a client may send one: a plausible key, or any text an HTTP client can put in a
+ * header (Latin-1 but DEL; a value longer than the rules allow included).
+ */
+const headerValue = fc.oneof(
+  fc.uuid(),
+  fc.string({
+    unit: fc
+      .integer({ min: 0x20, max: 0xff })
+      .filter((code) => code !== 0x7f)
+      .map((code) => String.fromCharCode(code)),
+    maxLength: 300,
+  }),
+);
 
 /** A path segment as a client may spell it: percent-encoded, or with broken percent-encoding. */
 const segment = fc.oneof(
@@ -126,13 +143,18 @@ function callOf(method: string, path: string, operation: Operation): fc.Arbitrar
   const declared = Object.keys(operation.requestBody?.content ?? {});
   const type = declared.length > 0 ? fc.oneof(fc.constantFrom(...declared), contentType) : contentType;
   const key = fc.constantFrom<Call['key']>('alice', 'alice', 'alice', 'none', 'unknown');
-  return fc.record({ pathValues, query, body, type, key }).map((drawn) => ({
+  const headerNames = (operation.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name);
+  const headers = fc
+    .tuple(...headerNames.map((name) => fc.option(headerValue.map((text): [string, string] => [name, text]))))
+    .map((drawn) => drawn.filter((header): header is [string, string] => header !== null));
+  return fc.record({ pathValues, query, body, type, key, headers }).map((drawn) => ({
     method,
     path: pathNames.reduce((spelt, name, index) => spelt.replace(`{${name}}`, drawn.pathValues[index]!), path),
     query: drawn.query,
     contentType: drawn.type,
     body: drawn.body,
     key: drawn.key,
+    headers: drawn.headers,
   }));
 }
 
@@ -167,6 +189,7 @@ describe.each(DATABASES)('the OpenAPI document against random requests on %s', (
     if (call.key === 'alice') request = request.set('X-API-Key', t.keys.alice);
     if (call.key === 'unknown') request = request.set('X-API-Key', `ctk_${'z'.repeat(32)}`);
     if (call.contentType !== undefined) request = request.set('Content-Type', call.contentType);
+    for (const [name, text] of call.headers) request = request.set(name, text);
     const response = await (call.body === undefined ? request : request.send(call.body));
     return { url, status: response.status, text: response.text };
   }
@@ -177,7 +200,7 @@ describe.each(DATABASES)('the OpenAPI document against random requests on %s', (
     await fc.assert(
       fc.asyncProperty(callOf(method, path, operation), async (call) => {
         const { url, status, text } = await send(call);
-        const context = `${call.method.toUpperCase()} ${url} (${call.contentType ?? 'no content type'}, key ${call.key}, body ${JSON.stringify(call.body)?.slice(0, 120)}) answered ${status}: ${text.slice(0, 300)}`;
+        const context = `${call.method.toUpperCase()} ${url} (${call.contentType ?? 'no content type'}, key ${call.key}, headers ${JSON.stringify(call.headers)}, body ${JSON.stringify(call.body)?.slice(0, 120)}) answered ${status}: ${text.slice(0, 300)}`;
         if (status >= 500) throw new Error(`a 5xx: ${context}`);
         if (/\n\s+at /.test(text)) throw new Error(`a stack trace: ${context}`);
         const documented = operation.responses[String(status)];
