@@ -22,6 +22,14 @@ interface Docs {
 export const OptionalString = (docs: Docs): PropertyDecorator =>
   applyDecorators(ApiPropertyOptional(docs), IsOptional(), SingleValue());
 
+/** An optional parameter with a fixed set of values; `fallback`, the value when it is absent, if any. */
+export const OneOf = (values: readonly string[], description: string, fallback?: string): PropertyDecorator =>
+  applyDecorators(
+    ApiPropertyOptional({ enum: values, description, ...(fallback === undefined ? {} : { default: fallback }) }),
+    IsOptional(),
+    IsIn(values, { message: `$property must be one of ${values.join(', ')}` }),
+  );
+
 /** `chain`: one of the supported chain ids. */
 export const ChainFilter = (description: string): PropertyDecorator =>
   applyDecorators(

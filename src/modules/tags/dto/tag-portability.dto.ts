@@ -1,16 +1,7 @@
-import { applyDecorators } from '@nestjs/common';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional } from 'class-validator';
+import { ApiProperty } from '@nestjs/swagger';
+import { OneOf } from '../../../http/validation/query-params';
 import type { ImportMode } from '../tag-portability.repository';
 import type { ImportReport } from '../tag-portability.service';
-
-/** An optional parameter with a fixed set of values. */
-const OneOf = (values: readonly string[], description: string, fallback: string): PropertyDecorator =>
-  applyDecorators(
-    ApiPropertyOptional({ enum: values, default: fallback, description }),
-    IsOptional(),
-    IsIn(values, { message: `$property must be one of ${values.join(', ')}` }),
-  );
 
 /** Query of POST /v2/import/tags. */
 export class TagImportQueryDto {

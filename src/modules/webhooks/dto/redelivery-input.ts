@@ -1,5 +1,6 @@
 import { ApiError } from '../../../core/errors';
 import { INSTANT_RULE, parseInstant } from '../../../core/time/instant';
+import { bodyFields } from './webhook-input';
 
 /** At most this many deliveries named in one redelivery. */
 export const MAX_REDELIVERIES_NAMED = 100;
@@ -12,17 +13,9 @@ export type RedeliveryInput = { since: string } | { deliveries: string[] };
  * `deliveries` (1 to 100 delivery ids), and nothing else; INVALID_BODY otherwise.
  */
 export function parseRedeliveryInput(body: unknown): RedeliveryInput {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new ApiError('INVALID_BODY', 'The body must be a JSON object.');
-  }
-  const fields = body as Record<string, unknown>;
-  const unknown = Object.keys(fields).filter((field) => field !== 'since' && field !== 'deliveries');
-  if (unknown.length > 0) {
-    throw new ApiError(
-      'INVALID_BODY',
-      unknown.map((field) => `unknown field "${field}"`).join('; '),
-      unknown.map((field) => ({ field, message: `unknown field "${field}"` })),
-    );
+  const { fields, problems } = bodyFields(body, ['since', 'deliveries']);
+  if (problems.length > 0) {
+    throw new ApiError('INVALID_BODY', problems.map((problem) => problem.message).join('; '), problems);
   }
   if ((fields.since === undefined) === (fields.deliveries === undefined)) {
     throw new ApiError('INVALID_BODY', 'Send exactly one of "since" and "deliveries".');

@@ -22,6 +22,24 @@ interface Problem {
   message: string;
 }
 
+/**
+ * A webhook route's JSON body as its fields (INVALID_BODY when it is not an object), and a problem
+ * for each field not among `known`.
+ */
+export function bodyFields(
+  body: unknown,
+  known: readonly string[],
+): { fields: Record<string, unknown>; problems: Problem[] } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ApiError('INVALID_BODY', 'The body must be a JSON object.');
+  }
+  const fields = body as Record<string, unknown>;
+  const problems = Object.keys(fields)
+    .filter((field) => !known.includes(field))
+    .map((field) => ({ field, message: `unknown field "${field}"` }));
+  return { fields, problems };
+}
+
 const CREATE_FIELDS = ['url', 'tags', 'chains', 'events', 'description'];
 const UPDATE_FIELDS = [...CREATE_FIELDS, 'status'];
 
@@ -32,14 +50,7 @@ const UPDATE_FIELDS = [...CREATE_FIELDS, 'status'];
  * included), each problem listed in `details`.
  */
 export function parseWebhookInput(body: unknown, mode: 'create' | 'update'): WebhookInput {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new ApiError('INVALID_BODY', 'The body must be a JSON object.');
-  }
-  const fields = body as Record<string, unknown>;
-  const known = mode === 'create' ? CREATE_FIELDS : UPDATE_FIELDS;
-  const problems: Problem[] = Object.keys(fields)
-    .filter((field) => !known.includes(field))
-    .map((field) => ({ field, message: `unknown field "${field}"` }));
+  const { fields, problems } = bodyFields(body, mode === 'create' ? CREATE_FIELDS : UPDATE_FIELDS);
   const input: WebhookInput = {};
 
   if (fields.url !== undefined || mode === 'create') {

@@ -1,9 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional } from 'class-validator';
 import { CHAIN_IDS } from '../../../core/chains/chain-ids';
 import { binaryOrder } from '../../../core/text/binary-order';
 import { toIso } from '../../../database/dialect';
 import { SUBSCRIBABLE_EVENTS } from '../webhook-events';
+import { OneOf } from '../../../http/validation/query-params';
 import { PageQueryDto } from '../../../http/validation/query.dto';
 import type { DeliveryRow, WebhookRow } from '../webhooks.repository';
 import { MAX_REDELIVERIES_NAMED } from './redelivery-input';
@@ -218,11 +218,9 @@ export class RedeliveredDto {
 
 /** Query of GET /v2/webhooks/:id/deliveries. */
 export class DeliveriesQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({
-    enum: DELIVERY_STATUSES,
-    description: 'Only the deliveries in this status: `failed` lists what `POST …/redeliver` can send again.',
-  })
-  @IsOptional()
-  @IsIn(DELIVERY_STATUSES, { message: `$property must be one of ${DELIVERY_STATUSES.join(', ')}` })
+  @OneOf(
+    DELIVERY_STATUSES,
+    'Only the deliveries in this status: `failed` lists what `POST …/redeliver` can send again.',
+  )
   status?: DeliveryStatus;
 }
