@@ -137,7 +137,7 @@ describe.each(DATABASES)('tag history on %s', (kind) => {
     expect(seen).toEqual(whole.map((entry) => entry.address));
   });
 
-  it('filters by address (any spelling) and since, and refuses bad values and cursors', async () => {
+  it('filters by address (any spelling), since and until, and refuses bad values and cursors', async () => {
     const target = evmAddress();
     const other = evmAddress().canonical;
     await alice().post('/v2/tags/hist_filter', [target.canonical, other]).expect(200);
@@ -152,10 +152,23 @@ describe.each(DATABASES)('tag history on %s', (kind) => {
     expect(moves(await history(alice(), 'hist_filter', `?since=${cut}`))).toEqual([['removed', target.canonical]]);
     expect(await history(alice(), 'hist_filter', `?since=${cut}&address=${other}`)).toEqual([]);
     expect(await history(alice(), 'hist_filter', '?since=2000-01-01T00:00:00Z')).toHaveLength(3);
+    // until is the window's other end, inclusive: the two additions were made at or before the cut.
+    expect(moves(await history(alice(), 'hist_filter', `?until=${cut}`)).sort()).toEqual(
+      [
+        ['added', target.canonical],
+        ['added', other],
+      ].sort(),
+    );
+    expect(moves(await history(alice(), 'hist_filter', `?until=${cut}&address=${other}`))).toEqual([['added', other]]);
+    expect(await history(alice(), 'hist_filter', `?since=${cut}&until=${cut}`)).toEqual([]);
+    expect(await history(alice(), 'hist_filter', '?until=2000-01-01T00:00:00Z')).toEqual([]);
+    const [added] = await history(alice(), 'hist_filter', `?address=${other}`);
+    expect(await history(alice(), 'hist_filter', `?address=${other}&until=${added!.at}`)).toHaveLength(1);
 
     const bad = async (query: string, code: string) =>
       expect((await alice().get(`/v2/tags/hist_filter/history${query}`).expect(400)).body.code).toBe(code);
     await bad('?since=yesterday', 'INVALID_QUERY');
+    await bad('?until=2026-12-01', 'INVALID_QUERY');
     await bad('?address=0x1234', 'INVALID_ADDRESS');
     await bad('?after=garbage', 'INVALID_QUERY');
     await bad('?per_page=0', 'INVALID_QUERY');

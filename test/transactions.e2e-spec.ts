@@ -155,6 +155,12 @@ describe.each(DATABASES)('GET /v2/transactions on %s', (kind) => {
       [`since=${at(6).replace('.000Z', '.249Z')}`, (tx) => tx.block_time > at(6, 249)],
       [`since=${at(6).replace('.000Z', 'Z')}`, (tx) => tx.block_time > at(6)],
       ['since=2030-01-01T00:00:00Z', () => false],
+      [`until=${at(5)}`, (tx) => tx.block_time <= at(5)],
+      [`until=${at(6).replace('.000Z', '.250Z')}`, (tx) => tx.block_time <= at(6, 250)],
+      [`until=${at(6).replace('.000Z', '.249Z')}`, (tx) => tx.block_time <= at(6, 249)],
+      ['until=2000-01-01T00:00:00Z', () => false],
+      [`since=${at(5)}&until=${at(5)}`, () => false],
+      [`since=${at(6)}&until=${at(2)}`, () => false],
     ])('%s', async (query, keep) => {
       expect(await list(query.replace('USDT_ETH', usdtEthereum.toUpperCase().replace('0X', '0x')))).toEqual(
         expected(keep),
@@ -182,6 +188,16 @@ describe.each(DATABASES)('GET /v2/transactions on %s', (kind) => {
       // q is no member; its transfers with a member still match both conditions.
       ['address=Q&tag=traders', (tx) => party(tx, q) && inTraders(tx)],
       [`tag=traders&chain=bnb&since=${at(4)}`, (tx) => inTraders(tx) && tx.chain === 'bnb' && tx.block_time > at(4)],
+      [`address=P&until=${at(5)}`, (tx) => party(tx, p) && tx.block_time <= at(5)],
+      [
+        `address=Q&chain=bnb&since=${at(1)}&until=${at(5)}`,
+        (tx) => party(tx, q) && tx.chain === 'bnb' && tx.block_time > at(1) && tx.block_time <= at(5),
+      ],
+      [
+        `chain=ethereum&token_address=0&until=${at(5)}`,
+        (tx) => tx.chain === 'ethereum' && tx.token_address === '0' && tx.block_time <= at(5),
+      ],
+      [`token_address=USDT_BNB&until=${at(4)}`, (tx) => tx.token_address === usdtBnb && tx.block_time <= at(4)],
       ['chain=ethereum&token_address=0', (tx) => tx.chain === 'ethereum' && tx.token_address === '0'],
       ['address=P&chain=solana', () => false],
     ])('%s', async (template, keep) => {
@@ -300,6 +316,11 @@ describe.each(DATABASES)('GET /v2/transactions on %s', (kind) => {
       ['tag=traders&token_address=0', (tx) => inTraders(tx) && tx.token_address === '0'],
       ['tag=traders&chain=bnb&token_address=USDT_BNB', (tx) => inTraders(tx) && tx.token_address === usdtBnb],
       [`tag=traders&since=${at(5)}`, (tx) => inTraders(tx) && tx.block_time > at(5)],
+      [`tag=traders&until=${at(5)}`, (tx) => inTraders(tx) && tx.block_time <= at(5)],
+      [
+        `tag=traders&token_address=0&since=${at(1)}&until=${at(6, 250)}`,
+        (tx) => inTraders(tx) && tx.token_address === '0' && tx.block_time > at(1) && tx.block_time <= at(6, 250),
+      ],
       ['tag=traders&chain=bitcoin', () => false],
       ['tag=0', (tx) => party(tx, sol)],
     ])('%s, in full and page by page', async (template, keep) => {
@@ -340,6 +361,22 @@ describe.each(DATABASES)('GET /v2/transactions on %s', (kind) => {
     const latest = await get(`address=${r.canonical}&per_page=1&since=${at(4)}`).expect(200);
     expect(latest.body).toEqual(expected((tx) => party(tx, r)).slice(0, 1));
     expect(await list(`address=${r.canonical}&since=2030-01-01T00:00:00Z`)).toEqual([]);
+  });
+
+  it('tiles the list with windows that share their ends: since=A&until=B, then since=B&until=C, each row once', async () => {
+    const ends = ['2000-01-01T00:00:00Z', at(2), at(5), at(6, 249), at(6, 250), at(8), '2030-01-01T00:00:00Z'];
+    for (const filter of ['', `&address=${r.canonical}`, '&tag=traders', '&chain=ethereum']) {
+      const windows: Record<string, unknown>[][] = [];
+      for (let i = 0; i + 1 < ends.length; i += 1) {
+        // Paged two at a time: the cursor and until both bound each page.
+        const pages = await walk(`api_key=${t.keys.alice}&per_page=2&since=${ends[i]}&until=${ends[i + 1]}${filter}`);
+        windows.unshift(pages.flat());
+      }
+      const whole = await list(filter.slice(1));
+      expect(whole.length).toBeGreaterThan(2);
+      expect(windows.flat()).toEqual(whole);
+      expect(windows.filter((window) => window.length > 0).length).toBeGreaterThan(1);
+    }
   });
 
   it('stays exact while newer rows are inserted between page fetches, also on the sender/recipient branches', async () => {
@@ -445,10 +482,12 @@ describe.each(DATABASES)('GET /v2/transactions on %s', (kind) => {
       '1714564800',
       'yesterday',
       '',
-    ])('answers since=%j with 400 INVALID_QUERY', async (since) => {
-      const response = await get(`since=${encodeURIComponent(since)}`);
-      expect(response.status).toBe(400);
-      expect(response.body).toMatchObject({ code: 'INVALID_QUERY', details: [{ parameter: 'since' }] });
+    ])('answers %j as since and as until with 400 INVALID_QUERY', async (instant) => {
+      for (const parameter of ['since', 'until']) {
+        const response = await get(`${parameter}=${encodeURIComponent(instant)}`);
+        expect(response.status).toBe(400);
+        expect(response.body).toMatchObject({ code: 'INVALID_QUERY', details: [{ parameter }] });
+      }
     });
 
     it.each([

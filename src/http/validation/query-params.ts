@@ -67,6 +67,21 @@ export const SinceFilter = (subject: string, example: string): PropertyDecorator
     IsInstant(),
   );
 
+/**
+ * `until`: only what happened at or before an instant, the other end of `since`'s window:
+ * `since=A&until=B` keeps (A, B], so windows that share their ends tile a list without a gap or a
+ * repeat. `subject` as for SinceFilter.
+ */
+export const UntilFilter = (subject: string, example: string): PropertyDecorator =>
+  applyDecorators(
+    ApiPropertyOptional({
+      description: `${subject} at or before this instant: YYYY-MM-DDTHH:MM:SSZ, milliseconds allowed. With \`since\`, the window (since, until].`,
+      example,
+    }),
+    IsOptional(),
+    IsInstant(),
+  );
+
 /** `after`: the opaque keyset cursor of a list paged newest first. */
 export const AfterCursor = (example: string): PropertyDecorator =>
   OptionalString({

@@ -55,6 +55,7 @@ export interface NamedTag {
 export interface HistoryFilters {
   address?: string;
   since?: string;
+  until?: string;
   after?: { at: string; id: number };
 }
 
@@ -296,6 +297,7 @@ export class TagsRepository {
     const conditions = [sql`account_id = ${accountId}`, sql`tag = ${tag}`];
     if (filters.address !== undefined) conditions.push(sql`address = ${filters.address}`);
     if (filters.since !== undefined) conditions.push(sql`at > ${filters.since}`);
+    if (filters.until !== undefined) conditions.push(sql`at <= ${filters.until}`);
     if (filters.after !== undefined) conditions.push(sql`(at, id) < (${filters.after.at}, ${filters.after.id})`);
     const found = await this.db.query<{
       id: number | string;

@@ -94,6 +94,7 @@ export class TagsService {
       {
         address,
         since: query.since === undefined ? undefined : parseInstant(query.since),
+        until: query.until === undefined ? undefined : parseInstant(query.until),
         after: position === undefined ? undefined : { at: position.time, id: Number(position.id) },
       },
       // One row more than the page tells whether another page follows.

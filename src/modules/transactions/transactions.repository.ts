@@ -18,6 +18,8 @@ export interface TransactionFilters {
   scope?: TagScope;
   /** `toISOString()` form; block_time strictly after it. */
   since?: string;
+  /** `toISOString()` form; block_time at or before it. */
+  until?: string;
   /** Rows strictly after this one in the list order. */
   after?: CursorPosition;
 }
@@ -260,12 +262,13 @@ function allTransactions(dialect: Dialect): SqlFragment {
     : raw('(SELECT MAX(rowid) FROM transactions)');
 }
 
-/** The list's own filters: chain, token, `since` and the cursor, with the columns as `column` spells them. */
+/** The list's own filters: chain, token, `since`, `until` and the cursor, with the columns as `column` spells them. */
 function listConditions(filters: TransactionFilters, column: (name: string) => SqlFragment): SqlFragment[] {
   const conditions: SqlFragment[] = [];
   if (filters.chain !== undefined) conditions.push(sql`${column('chain')} = ${filters.chain}`);
   if (filters.tokenAddress !== undefined) conditions.push(sql`${column('token_address')} = ${filters.tokenAddress}`);
   if (filters.since !== undefined) conditions.push(sql`block_time > ${filters.since}`);
+  if (filters.until !== undefined) conditions.push(sql`block_time <= ${filters.until}`);
   if (filters.after !== undefined) {
     conditions.push(sql`(block_time, id) < (${filters.after.time}, ${filters.after.id})`);
   }

@@ -24,6 +24,7 @@ export class TransactionsService {
     const filters: TransactionFilters = {
       ...listFilters(query),
       since: query.since === undefined ? undefined : parseInstant(query.since),
+      until: query.until === undefined ? undefined : parseInstant(query.until),
       after: query.after === undefined ? undefined : await this.cursors.decode(query.after),
     };
     // One row more than the page tells whether another page follows. A real tag's rows: the tag is

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { AddressFilter, AfterCursor, SinceFilter } from '../../../http/validation/query-params';
+import { AddressFilter, AfterCursor, SinceFilter, UntilFilter } from '../../../http/validation/query-params';
 import { PerPageQueryDto } from '../../../http/validation/query.dto';
 import type { HistoryRow } from '../tags.repository';
 
@@ -10,6 +10,9 @@ export class TagHistoryQueryDto extends PerPageQueryDto {
 
   @SinceFilter('Only changes', '2026-11-01T00:00:00Z')
   since?: string;
+
+  @UntilFilter('Only changes', '2026-12-01T00:00:00Z')
+  until?: string;
 
   @AfterCursor('WyIyMDI2LTExLTAxVDEyOjAwOjAwLjAwMFoiLCI0MiJd.0123456789abcdefABCDEF')
   after?: string;

@@ -6,6 +6,7 @@ import {
   SinceFilter,
   TagFilter,
   TokenAddressFilter,
+  UntilFilter,
 } from '../../../http/validation/query-params';
 import { PerPageQueryDto } from '../../../http/validation/query.dto';
 
@@ -25,6 +26,9 @@ export class TransactionsQueryDto extends PerPageQueryDto {
 
   @SinceFilter('Only transactions with a block time', '2024-05-01T00:00:00Z')
   since?: string;
+
+  @UntilFilter('Only transactions with a block time', '2024-06-01T00:00:00Z')
+  until?: string;
 
   @AfterCursor('WyIyMDI0LTA1LTAxVDEyOjAwOjAwLjAwMFoiLCJ0eC0xIl0.0123456789abcdefABCDEF')
   after?: string;
