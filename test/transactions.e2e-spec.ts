@@ -89,8 +89,11 @@ describe.each(DATABASES)('GET /v2/transactions on %s', (kind) => {
       .map(expectedTransaction);
   }
 
+  const sender = (tx: TransactionFixture, address: { canonical: string }) =>
+    tx.from !== '0' && tx.from.canonical === address.canonical;
+  const recipient = (tx: TransactionFixture, address: { canonical: string }) => tx.to.canonical === address.canonical;
   const party = (tx: TransactionFixture, address: { canonical: string }) =>
-    tx.to.canonical === address.canonical || (tx.from !== '0' && tx.from.canonical === address.canonical);
+    recipient(tx, address) || sender(tx, address);
 
   beforeAll(async () => {
     t = await startOnFreshDatabase(kind);
@@ -198,6 +201,12 @@ describe.each(DATABASES)('GET /v2/transactions on %s', (kind) => {
         (tx) => tx.chain === 'ethereum' && tx.token_address === '0' && tx.block_time <= at(5),
       ],
       [`token_address=USDT_BNB&until=${at(4)}`, (tx) => tx.token_address === usdtBnb && tx.block_time <= at(4)],
+      ['address=P&direction=sent', (tx) => sender(tx, p)],
+      ['address=P&direction=received', (tx) => recipient(tx, p)],
+      ['address=Q&chain=bnb&direction=received', (tx) => recipient(tx, q) && tx.chain === 'bnb'],
+      [`address=Q&direction=sent&until=${at(5)}`, (tx) => sender(tx, q) && tx.block_time <= at(5)],
+      // The direction is the address's; the tag keeps rows with a member at either end.
+      ['address=Q&tag=traders&direction=sent', (tx) => sender(tx, q) && inTraders(tx)],
       ['chain=ethereum&token_address=0', (tx) => tx.chain === 'ethereum' && tx.token_address === '0'],
       ['address=P&chain=solana', () => false],
     ])('%s', async (template, keep) => {
@@ -322,6 +331,13 @@ describe.each(DATABASES)('GET /v2/transactions on %s', (kind) => {
         (tx) => inTraders(tx) && tx.token_address === '0' && tx.block_time > at(1) && tx.block_time <= at(6, 250),
       ],
       ['tag=traders&chain=bitcoin', () => false],
+      ['tag=traders&direction=sent', (tx) => sender(tx, p) || sender(tx, r)],
+      ['tag=traders&direction=received', (tx) => recipient(tx, p) || recipient(tx, r)],
+      [
+        'tag=traders&chain=bnb&token_address=USDT_BNB&direction=received',
+        (tx) => (recipient(tx, p) || recipient(tx, r)) && tx.token_address === usdtBnb,
+      ],
+      ['tag=0&direction=received', (tx) => recipient(tx, sol)],
       ['tag=0', (tx) => party(tx, sol)],
     ])('%s, in full and page by page', async (template, keep) => {
       const query = template.replace('USDT_BNB', usdtBnb);
@@ -357,6 +373,23 @@ describe.each(DATABASES)('GET /v2/transactions on %s', (kind) => {
         expect(pages.flat()).toEqual(all);
         expect(pages.every((page, index) => page.length === perPage || index === pages.length - 1)).toBe(true);
       }
+    }
+    for (const [direction, end] of [
+      ['sent', sender],
+      ['received', recipient],
+    ] as const) {
+      for (const address of [p, r]) {
+        const all = expected((tx) => end(tx, address));
+        expect(all.length).toBeGreaterThan(1);
+        const pages = await walk(
+          `api_key=${t.keys.alice}&per_page=1&address=${address.canonical}&direction=${direction}`,
+        );
+        expect(pages.flat()).toEqual(all);
+      }
+    }
+    // A transfer to oneself is both sent and received.
+    for (const direction of ['sent', 'received']) {
+      expect((await list(`address=${p.canonical}&direction=${direction}`)).some((row) => row.id === 'self')).toBe(true);
     }
     const latest = await get(`address=${r.canonical}&per_page=1&since=${at(4)}`).expect(200);
     expect(latest.body).toEqual(expected((tx) => party(tx, r)).slice(0, 1));
@@ -501,10 +534,19 @@ describe.each(DATABASES)('GET /v2/transactions on %s', (kind) => {
       [`chain=solana&token_address=${usdtEthereum}`, 'INVALID_ADDRESS', 400],
       ['tag=x', 'INVALID_TAG', 400],
       ['tag=bobs_tag', 'TAG_NOT_FOUND', 404],
-    ])('%s → %s', async (query, code, status) => {
+      ['direction=sent', 'INVALID_QUERY', 400],
+      ['chain=ethereum&direction=received', 'INVALID_QUERY', 400],
+      ['address=P&direction=in', 'INVALID_QUERY', 400],
+      ['address=P&direction=', 'INVALID_QUERY', 400],
+      ['address=P&direction=sent&direction=received', 'INVALID_QUERY', 400],
+      ['tag=traders&direction=SENT', 'INVALID_QUERY', 400],
+    ])('%s → %s', async (template, code, status) => {
+      const query = template.replace('=P', `=${p.canonical}`);
       const response = await get(query);
       expect(response.status).toBe(status);
       expect(response.body).toMatchObject({ statusCode: status, code });
+      if (query.includes('direction'))
+        expect(response.body.details).toEqual([expect.objectContaining({ parameter: 'direction' })]);
     });
   });
 });

@@ -100,6 +100,17 @@ export const IsInstant = (): PropertyDecorator =>
     },
   });
 
+/** Valid only beside one of `others` (other parameters of the same query). */
+export const Beside = (others: readonly string[]): PropertyDecorator =>
+  ValidateBy({
+    name: 'beside',
+    validator: {
+      validate: (_value: unknown, args) =>
+        others.some((other) => (args?.object as Record<string, unknown>)[other] !== undefined),
+      defaultMessage: () => `$property needs ${others.join(' or ')}`,
+    },
+  });
+
 /**
  * A whole number from 1 to `maximum`. Digits only become a number; anything else stays a string
  * and fails with the one message.

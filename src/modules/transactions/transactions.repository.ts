@@ -20,6 +20,11 @@ export interface TransactionFilters {
   since?: string;
   /** `toISOString()` form; block_time at or before it. */
   until?: string;
+  /**
+   * Only the rows the address sent or received (with `address`), else those a member of the scope
+   * sent or received: the end that must match.
+   */
+  direction?: 'sent' | 'received';
   /** Rows strictly after this one in the list order. */
   after?: CursorPosition;
 }
@@ -41,6 +46,8 @@ export interface TransactionRow {
 const COLUMNS = raw(`id, chain, token_address, from_address, to_address, value, tx_hash,
   CAST(block_number AS TEXT) AS block_number, block_hash, block_time`);
 const NEWEST_FIRST = raw('ORDER BY block_time DESC, id DESC');
+/** The column a direction's end is: a row sent by an address has it as its sender. */
+const END = { sent: 'from_address', received: 'to_address' } as const;
 
 const SETTING_CURSOR_SECRET = 'transactions_cursor_secret';
 
@@ -85,7 +92,10 @@ export class TransactionsRepository {
       const members = addressSet(filters.scope);
       shared.push(sql`(from_address IN (${members}) OR to_address IN (${members}))`);
     }
-    const statement = sentOrReceived(spellings, shared, limit);
+    const statement =
+      filters.direction === undefined
+        ? sentOrReceived(spellings, shared, limit)
+        : newest([sql`${raw(END[filters.direction])} IN (${spellings})`, ...shared], limit);
     // One address reads the same two indexes whatever the address; with a tag the plan depends on its size.
     return this.db.query<TransactionRow>(filters.scope === undefined ? prepared(statement) : statement);
   }
@@ -124,7 +134,12 @@ export class TransactionsRepository {
     const conditions = listConditions(filters, raw);
     if (walksTag(size ?? (await this.sizeOf(scope)), limit, this.db.dialect)) {
       const isMember = (column: string) => sql`EXISTS (SELECT 1 FROM (${members}) m WHERE m.address = ${raw(column)})`;
-      const walked = [...conditions, sql`(${isMember('from_address')} OR ${isMember('to_address')})`];
+      const walked = [
+        ...conditions,
+        filters.direction === undefined
+          ? sql`(${isMember('from_address')} OR ${isMember('to_address')})`
+          : isMember(END[filters.direction]),
+      ];
       return this.db.query<TransactionRow>(
         filters.tokenAddress !== undefined && filters.chain === undefined
           ? onEachChain(walked, limit)
@@ -135,16 +150,25 @@ export class TransactionsRepository {
       // SQLite reads `IN (subquery)` member by member from the address indexes; filterOnly keeps
       // it off the chain's index, which the walk above is meant to use.
       const onRows = listConditions(filters, (name) => filterOnly(this.db.dialect, name));
-      return this.db.query<TransactionRow>(sentOrReceived(members, onRows, limit));
+      return this.db.query<TransactionRow>(
+        filters.direction === undefined
+          ? sentOrReceived(members, onRows, limit)
+          : newest([sql`${raw(END[filters.direction])} IN (${members})`, ...onRows], limit),
+      );
     }
     const perMember = (end: string) =>
       sql`SELECT k.id, k.block_time FROM (${members}) m CROSS JOIN LATERAL (
             SELECT id, block_time FROM transactions x WHERE ${raw(end)} = m.address AND ${and(conditions)}
             ${NEWEST_FIRST} LIMIT ${limit}) k`;
-    // UNION, not UNION ALL: a transfer between two members is in both lists, and counts once.
+    // UNION, not UNION ALL: a transfer between two members is in both lists, and counts once. One
+    // direction is one list, where each row comes once (it has one sender and one recipient).
+    const ends =
+      filters.direction === undefined
+        ? sql`${perMember('from_address')} UNION ${perMember('to_address')}`
+        : perMember(END[filters.direction]);
     return this.db.query<TransactionRow>(
       sql`SELECT ${COLUMNS} FROM transactions WHERE id IN (
-            SELECT id FROM (${perMember('from_address')} UNION ${perMember('to_address')}) AS ends
+            SELECT id FROM (${ends}) AS ends
             ${NEWEST_FIRST} LIMIT ${limit})
           ${NEWEST_FIRST}`,
     );

@@ -25,6 +25,7 @@ export class TransactionsService {
       ...listFilters(query),
       since: query.since === undefined ? undefined : parseInstant(query.since),
       until: query.until === undefined ? undefined : parseInstant(query.until),
+      direction: query.direction,
       after: query.after === undefined ? undefined : await this.cursors.decode(query.after),
     };
     // One row more than the page tells whether another page follows. A real tag's rows: the tag is

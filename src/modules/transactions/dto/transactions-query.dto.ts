@@ -2,13 +2,18 @@ import type { ChainId } from '../../../core/chains/chain-ids';
 import {
   AddressFilter,
   AfterCursor,
+  Beside,
   ChainFilter,
+  OneOf,
   SinceFilter,
   TagFilter,
   TokenAddressFilter,
   UntilFilter,
 } from '../../../http/validation/query-params';
 import { PerPageQueryDto } from '../../../http/validation/query.dto';
+
+export const DIRECTIONS = ['sent', 'received'] as const;
+export type Direction = (typeof DIRECTIONS)[number];
 
 /** Filters of GET /v2/transactions (combined with AND) and its keyset paging. */
 export class TransactionsQueryDto extends PerPageQueryDto {
@@ -23,6 +28,13 @@ export class TransactionsQueryDto extends PerPageQueryDto {
 
   @TagFilter('Only transactions sent or received by an address carrying this tag')
   tag?: string;
+
+  @OneOf(
+    DIRECTIONS,
+    'With `address`, only the transactions it sent (it is `from_address`) or received (`to_address`); with `tag` alone, those a member sent or received. A transfer to oneself is both.',
+  )
+  @Beside(['address', 'tag'])
+  direction?: Direction;
 
   @SinceFilter('Only transactions with a block time', '2024-05-01T00:00:00Z')
   since?: string;
