@@ -7,6 +7,7 @@ import { createLogger, logFormat, NestPinoLogger, requestLogger } from './http/l
 import { httpMetrics } from './http/metrics/http-metrics';
 import { Metrics } from './http/metrics/metrics.service';
 import { HELMET_OPTIONS, securityHeaders } from './http/security-headers';
+import { corsOptions } from './http/cors';
 import { AppConfig } from './config/config';
 import { buildOpenApiDocument, setupOpenApi } from './openapi';
 
@@ -40,6 +41,7 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
   app.disable('x-powered-by');
   app.use(requestLogger(logger));
   if (config.operations.metrics) app.use(httpMetrics(app.get(Metrics)));
+  if (config.operations.corsOrigins !== undefined) app.enableCors(corsOptions(config.operations.corsOrigins));
   app.use(securityHeaders(HELMET_OPTIONS));
   setupOpenApi(app, buildOpenApiDocument(app));
   return app;

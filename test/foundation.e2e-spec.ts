@@ -390,6 +390,108 @@ describe('rate limiting', () => {
   });
 });
 
+describe('browsers on other origins (CORS_ORIGINS)', () => {
+  const page = 'https://dash.example.com';
+  let listed: TestApp;
+  let closed: TestApp;
+  let open: TestApp;
+
+  beforeAll(async () => {
+    listed = await startOnFreshDatabase('sqlite', {
+      rateLimitPerMinute: 3,
+      env: { CORS_ORIGINS: `${page}, http://localhost:5173` },
+    });
+    closed = await startOnFreshDatabase('sqlite');
+    open = await startOnFreshDatabase('sqlite', { env: { CORS_ORIGINS: '*' } });
+  });
+
+  afterAll(async () => {
+    await listed.close();
+    await closed.close();
+    await open.close();
+  });
+
+  const preflight = (t: TestApp, origin: string, method = 'POST', headers = 'content-type,x-api-key,idempotency-key') =>
+    t
+      .http()
+      .options('/v2/webhooks')
+      .set('Origin', origin)
+      .set('Access-Control-Request-Method', method)
+      .set('Access-Control-Request-Headers', headers);
+
+  it("answers a listed origin's preflight without a key, naming what the page may send", async () => {
+    const response = await preflight(listed, page).expect(204);
+    expect(response.headers['access-control-allow-origin']).toBe(page);
+    expect(response.headers['vary']).toMatch(/Origin/);
+    expect(response.headers['access-control-allow-methods']!.split(',')).toEqual(
+      expect.arrayContaining(['GET', 'POST', 'PATCH', 'DELETE']),
+    );
+    expect(response.headers['access-control-allow-headers']!.toLowerCase().split(',')).toEqual(
+      expect.arrayContaining(['content-type', 'x-api-key', 'idempotency-key', 'if-none-match']),
+    );
+    expect(response.headers['access-control-max-age']).toBe('600');
+    expect(response.headers['access-control-allow-credentials']).toBeUndefined();
+    const local = await preflight(listed, 'http://localhost:5173', 'DELETE').expect(204);
+    expect(local.headers['access-control-allow-origin']).toBe('http://localhost:5173');
+    // CORS_ORIGINS=*: any page, answered with * rather than its origin.
+    expect(
+      (await preflight(open, 'https://anyone.example.org').expect(204)).headers['access-control-allow-origin'],
+    ).toBe('*');
+    const read = await open
+      .http()
+      .get('/v2/chains')
+      .set('Origin', 'https://anyone.example.org')
+      .set('X-API-Key', open.keys.bob);
+    expect([read.status, read.headers['access-control-allow-origin']]).toEqual([200, '*']);
+  });
+
+  it('gives an unlisted origin no access, and a server without CORS_ORIGINS none at all', async () => {
+    for (const [t, origin] of [
+      [listed, 'https://evil.example.com'],
+      [listed, 'http://dash.example.com'],
+      [closed, page],
+    ] as const) {
+      const answer = await preflight(t, origin);
+      expect(answer.headers['access-control-allow-origin']).toBeUndefined();
+      const read = await t.http().get('/v2/chains').set('Origin', origin).set('X-API-Key', t.keys.bob);
+      expect(read.status).toBe(200);
+      expect(read.headers['access-control-allow-origin']).toBeUndefined();
+    }
+  });
+
+  it('lets the page read answers, errors included, and the headers it needs to page and back off', async () => {
+    const read = await listed
+      .http()
+      .get('/v2/tokens?per_page=1')
+      .set('Origin', page)
+      .set('X-API-Key', listed.keys.alice);
+    expect(read.status).toBe(200);
+    expect(read.headers['access-control-allow-origin']).toBe(page);
+    expect(read.headers['link']).toBeDefined();
+    const exposed = read.headers['access-control-expose-headers']!.toLowerCase().split(',');
+    expect(exposed).toEqual(
+      expect.arrayContaining([
+        'link',
+        'etag',
+        'retry-after',
+        'x-ratelimit-remaining',
+        'x-request-id',
+        'idempotent-replayed',
+      ]),
+    );
+    const unauthorised = await listed.http().get('/v2/tags').set('Origin', page);
+    expect([unauthorised.status, unauthorised.body.code]).toEqual([401, 'UNAUTHORIZED']);
+    expect(unauthorised.headers['access-control-allow-origin']).toBe(page);
+    // A preflight spends none of the key's budget (3 a minute here): it carries no key.
+    for (let i = 0; i < 5; i += 1) await preflight(listed, page, 'GET', 'x-api-key').expect(204);
+    await listed.http().get('/v2/chains').set('X-API-Key', listed.keys.alice).expect(200);
+    await listed.http().get('/v2/chains').set('X-API-Key', listed.keys.alice).expect(200);
+    const limited = await listed.http().get('/v2/chains').set('Origin', page).set('X-API-Key', listed.keys.alice);
+    expect([limited.status, limited.body.code]).toEqual([429, 'RATE_LIMITED']);
+    expect(limited.headers['access-control-allow-origin']).toBe(page);
+  });
+});
+
 describe('openapi.json', () => {
   it('is the document the code generates (run `npm run openapi` after changing a route or DTO)', async () => {
     expect(readFileSync(OPENAPI_PATH, 'utf8')).toBe(await renderOpenApi());

@@ -77,14 +77,44 @@ describe('parseConfig', () => {
   });
 
   it('reads the operations settings: metrics on unless METRICS=off, REDIS_URL, NODE_ENV=production', () => {
-    expect(parseConfig({}).operations).toEqual({ metrics: true, redisUrl: undefined, production: false });
+    expect(parseConfig({}).operations).toEqual({
+      metrics: true,
+      redisUrl: undefined,
+      production: false,
+      corsOrigins: undefined,
+    });
     expect(
       parseConfig({ METRICS: 'OFF', REDIS_URL: 'redis://:pw@cache:6379/2', NODE_ENV: 'production' }).operations,
-    ).toEqual({ metrics: false, redisUrl: 'redis://:pw@cache:6379/2', production: true });
+    ).toEqual({ metrics: false, redisUrl: 'redis://:pw@cache:6379/2', production: true, corsOrigins: undefined });
     expect(parseConfig({ REDIS_URL: '' }).operations.redisUrl).toBeUndefined();
     expect(() => parseConfig({ REDIS_URL: 'cache:secret@6379' })).toThrow(
       expect.objectContaining({ message: expect.not.stringContaining('secret') }),
     );
+  });
+
+  it('reads CORS_ORIGINS: *, or origins as browsers send them, each once', () => {
+    const origins = (value: string) => parseConfig({ CORS_ORIGINS: value }).operations.corsOrigins;
+    expect(origins('')).toBeUndefined();
+    expect(origins(' , ')).toBeUndefined();
+    expect(origins('*')).toBe('*');
+    expect(origins(' * ')).toBe('*');
+    expect(origins('https://App.Example.com, http://localhost:5173,https://app.example.com')).toEqual([
+      'https://app.example.com',
+      'http://localhost:5173',
+    ]);
+    expect(origins('https://[::1]:8443')).toEqual(['https://[::1]:8443']);
+    for (const bad of [
+      'https://app.example.com/',
+      'https://app.example.com/dash',
+      'https://app.example.com:443',
+      'app.example.com',
+      'ftp://files.example.com',
+      'https://user@app.example.com',
+      'https://app.example.com?x=1',
+    ]) {
+      expect(() => origins(`http://localhost:5173,${bad}`)).toThrow(`CORS_ORIGINS entry 2 must be an origin`);
+    }
+    expect(() => origins('*,https://app.example.com')).toThrow('CORS_ORIGINS is either * or a list of origins');
   });
 
   it('never echoes a bad key in its message', () => {

@@ -188,6 +188,11 @@ export interface OperationsConfig {
   redisUrl: string | undefined;
   /** `NODE_ENV=production`: JSON logs even on a terminal. */
   production: boolean;
+  /**
+   * `CORS_ORIGINS`: the web origins whose pages may call the API from a browser, `*` for any;
+   * undefined (the default): no CORS headers, so browsers allow only same-origin pages.
+   */
+  corsOrigins: '*' | string[] | undefined;
 }
 
 function parseOperations(env: NodeJS.ProcessEnv): OperationsConfig {
@@ -198,7 +203,47 @@ function parseOperations(env: NodeJS.ProcessEnv): OperationsConfig {
     // The URL is not echoed: it may hold a password.
     throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL');
   }
-  return { metrics: metrics === 'on', redisUrl, production: env.NODE_ENV === 'production' };
+  return {
+    metrics: metrics === 'on',
+    redisUrl,
+    production: env.NODE_ENV === 'production',
+    corsOrigins: parseCorsOrigins(env.CORS_ORIGINS ?? ''),
+  };
+}
+
+/** `*`, or origins as a browser sends them (`https://app.example.com`, `http://localhost:5173`), comma-separated. */
+function parseCorsOrigins(raw: string): '*' | string[] | undefined {
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  if (entries.length === 0) return undefined;
+  if (entries.includes('*')) {
+    if (entries.length > 1) throw new ConfigError('CORS_ORIGINS is either * or a list of origins, not both');
+    return '*';
+  }
+  return [
+    ...new Set(
+      entries.map((entry, index) => {
+        if (!isOrigin(entry)) {
+          throw new ConfigError(
+            `CORS_ORIGINS entry ${index + 1} must be an origin such as https://app.example.com (scheme, host and port if not the default; no path), got "${entry}"`,
+          );
+        }
+        return entry.toLowerCase();
+      }),
+    ),
+  ];
+}
+
+/** An http(s) origin written as browsers send it in `Origin` (lower case, no default port, no path or slash). */
+function isOrigin(entry: string): boolean {
+  try {
+    const url = new URL(entry);
+    return ['http:', 'https:'].includes(url.protocol) && url.origin === entry.toLowerCase();
+  } catch {
+    return false;
+  }
 }
 
 function isRedisUrl(raw: string): boolean {
