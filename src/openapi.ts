@@ -91,5 +91,17 @@ function addOperationalResponses(document: OpenAPIObject): void {
 }
 
 export function setupOpenApi(app: INestApplication, document: OpenAPIObject): void {
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json', customSiteTitle: 'chaintags API' });
+  SwaggerModule.setup('docs', app, document, {
+    jsonDocumentUrl: 'docs-json',
+    customSiteTitle: 'chaintags API',
+    swaggerOptions: {
+      // The key entered under Authorize survives a reload (kept in the browser's localStorage).
+      persistAuthorization: true,
+      // Requests can be sent at once, each answer shows how long it took, and operations can be
+      // filtered by group.
+      tryItOutEnabled: true,
+      displayRequestDuration: true,
+      filter: true,
+    },
+  });
 }

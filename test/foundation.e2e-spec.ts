@@ -230,6 +230,11 @@ describe.each(DATABASES)('foundation on %s', (kind) => {
       const { body } = await t.http().get('/docs-json').expect(200);
       expect(body.openapi).toMatch(/^3\./);
       expect(Object.keys(body.components.securitySchemes).sort()).toEqual(['X-API-Key', 'api_key']);
+      // Swagger UI keeps the key entered under Authorize across reloads, and sends requests at once.
+      const init = await t.http().get('/docs/swagger-ui-init.js').expect(200);
+      for (const option of ['persistAuthorization', 'tryItOutEnabled', 'displayRequestDuration', 'filter']) {
+        expect(init.text).toMatch(new RegExp(`"${option}": true`));
+      }
     });
 
     it('describes every operation and every answer of it in the OpenAPI document', async () => {
