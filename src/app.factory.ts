@@ -8,6 +8,7 @@ import { httpMetrics } from './http/metrics/http-metrics';
 import { Metrics } from './http/metrics/metrics.service';
 import { HELMET_OPTIONS, securityHeaders } from './http/security-headers';
 import { corsOptions } from './http/cors';
+import { PUBLIC_URL_SETTING } from './http/paging/paged';
 import { AppConfig } from './config/config';
 import { buildOpenApiDocument, setupOpenApi } from './openapi';
 
@@ -39,6 +40,7 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
     },
   );
   app.disable('x-powered-by');
+  if (config.operations.publicUrl !== undefined) app.set(PUBLIC_URL_SETTING, config.operations.publicUrl);
   app.use(requestLogger(logger));
   if (config.operations.metrics) app.use(httpMetrics(app.get(Metrics)));
   if (config.operations.corsOrigins !== undefined) app.enableCors(corsOptions(config.operations.corsOrigins));

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { AccountsService } from '../src/modules/accounts/accounts.service';
 import { renderOpenApi, OPENAPI_PATH } from '../scripts/openapi';
 import { CHAIN_IDS } from '../src/core/chains/chain-ids';
-import { parseLinks } from './support/fixtures';
+import { importLines, parseLinks } from './support/fixtures';
+import { transaction, transactionLine } from './support/factories';
 import { DATABASES, startOnFreshDatabase, TestApp } from './support/test-app';
 
 describe.each(DATABASES)('foundation on %s', (kind) => {
@@ -494,6 +495,47 @@ describe('browsers on other origins (CORS_ORIGINS)', () => {
     const limited = await listed.http().get('/v2/chains').set('Origin', page).set('X-API-Key', listed.keys.alice);
     expect([limited.status, limited.body.code]).toEqual([429, 'RATE_LIMITED']);
     expect(limited.headers['access-control-allow-origin']).toBe(page);
+  });
+});
+
+describe('behind a proxy (PUBLIC_URL)', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startOnFreshDatabase('sqlite', { env: { PUBLIC_URL: 'https://api.example.com/chaintags/' } });
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it("builds Link URLs on the public address, whatever Host and protocol the proxy's request had", async () => {
+    const response = await t
+      .http()
+      .get('/v2/tokens?per_page=1&page=2')
+      .set('Host', 'api:3000')
+      .set('X-API-Key', t.keys.alice)
+      .expect(200);
+    const links = parseLinks(response.headers.link);
+    expect(Object.keys(links).sort()).toEqual(['first', 'last', 'next', 'prev']);
+    expect(links.next).toBe('https://api.example.com/chaintags/v2/tokens?per_page=1&page=3');
+    expect(links.first).toBe('https://api.example.com/chaintags/v2/tokens?per_page=1&page=1');
+    await importLines(t, [
+      transactionLine(transaction({ chain: 'ethereum' })),
+      transactionLine(transaction({ chain: 'base' })),
+    ]);
+    const first = await t.http().get('/v2/transactions?per_page=1').set('X-API-Key', t.keys.alice).expect(200);
+    const next = parseLinks(first.headers.link).next!;
+    expect(next).toMatch(/^https:\/\/api\.example\.com\/chaintags\/v2\/transactions\?per_page=1&after=/);
+    // Through the proxy, which takes the prefix off, the link leads to the second page.
+    const second = await t
+      .http()
+      .get(new URL(next).pathname.replace(/^\/chaintags/, '') + new URL(next).search)
+      .set('X-API-Key', t.keys.alice)
+      .expect(200);
+    expect(second.body).toHaveLength(1);
+    expect(second.body[0].id).not.toBe(first.body[0].id);
+    expect(parseLinks(second.headers.link).first).toBe('https://api.example.com/chaintags/v2/transactions?per_page=1');
   });
 });
 

@@ -82,10 +82,17 @@ describe('parseConfig', () => {
       redisUrl: undefined,
       production: false,
       corsOrigins: undefined,
+      publicUrl: undefined,
     });
     expect(
       parseConfig({ METRICS: 'OFF', REDIS_URL: 'redis://:pw@cache:6379/2', NODE_ENV: 'production' }).operations,
-    ).toEqual({ metrics: false, redisUrl: 'redis://:pw@cache:6379/2', production: true, corsOrigins: undefined });
+    ).toEqual({
+      metrics: false,
+      redisUrl: 'redis://:pw@cache:6379/2',
+      production: true,
+      corsOrigins: undefined,
+      publicUrl: undefined,
+    });
     expect(parseConfig({ REDIS_URL: '' }).operations.redisUrl).toBeUndefined();
     expect(() => parseConfig({ REDIS_URL: 'cache:secret@6379' })).toThrow(
       expect.objectContaining({ message: expect.not.stringContaining('secret') }),
@@ -115,6 +122,28 @@ describe('parseConfig', () => {
       expect(() => origins(`http://localhost:5173,${bad}`)).toThrow(`CORS_ORIGINS entry 2 must be an origin`);
     }
     expect(() => origins('*,https://app.example.com')).toThrow('CORS_ORIGINS is either * or a list of origins');
+  });
+
+  it('reads PUBLIC_URL: an http(s) URL, a path kept, no trailing slash', () => {
+    const publicUrl = (value: string) => parseConfig({ PUBLIC_URL: value }).operations.publicUrl;
+    expect(publicUrl('')).toBeUndefined();
+    expect(publicUrl('https://API.example.com')).toBe('https://api.example.com');
+    expect(publicUrl('https://api.example.com/')).toBe('https://api.example.com');
+    expect(publicUrl('https://example.com:8443/chaintags/')).toBe('https://example.com:8443/chaintags');
+    expect(publicUrl('http://10.0.0.5:3000')).toBe('http://10.0.0.5:3000');
+    for (const bad of [
+      'api.example.com',
+      'ftp://api.example.com',
+      'https://user:pw@api.example.com',
+      'https://api.example.com/?x=1',
+      'https://api.example.com/#top',
+      'https://api.example.com?',
+    ]) {
+      expect(() => publicUrl(bad)).toThrow(/^PUBLIC_URL must/);
+    }
+    expect(() => publicUrl('https://user:secret@api.example.com')).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('secret') }),
+    );
   });
 
   it('never echoes a bad key in its message', () => {

@@ -193,6 +193,12 @@ export interface OperationsConfig {
    * undefined (the default): no CORS headers, so browsers allow only same-origin pages.
    */
   corsOrigins: '*' | string[] | undefined;
+  /**
+   * `PUBLIC_URL`: the address clients reach the service at (`https://api.example.com`, with a path
+   * if a proxy serves it under one), without a trailing slash. Link URLs start with it; undefined:
+   * with the request's protocol and `Host`.
+   */
+  publicUrl: string | undefined;
 }
 
 function parseOperations(env: NodeJS.ProcessEnv): OperationsConfig {
@@ -208,7 +214,27 @@ function parseOperations(env: NodeJS.ProcessEnv): OperationsConfig {
     redisUrl,
     production: env.NODE_ENV === 'production',
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS ?? ''),
+    publicUrl: parsePublicUrl(env.PUBLIC_URL ?? ''),
   };
+}
+
+function parsePublicUrl(raw: string): string | undefined {
+  if (raw.trim() === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new ConfigError(`PUBLIC_URL must be an http(s) URL such as https://api.example.com, got "${raw}"`);
+  }
+  if (!['http:', 'https:'].includes(url.protocol) || url.username !== '' || url.password !== '') {
+    throw new ConfigError(
+      `PUBLIC_URL must be an http(s) URL without a user or password, such as https://api.example.com`,
+    );
+  }
+  if (url.search !== '' || url.hash !== '' || raw.includes('?') || raw.includes('#')) {
+    throw new ConfigError(`PUBLIC_URL must have no query or fragment, got "${raw}"`);
+  }
+  return url.origin + url.pathname.replace(/\/+$/, '');
 }
 
 /** `*`, or origins as a browser sends them (`https://app.example.com`, `http://localhost:5173`), comma-separated. */

@@ -53,6 +53,15 @@ export const Paged = (type: Type<unknown>, description: string, paging: 'page' |
     }),
   );
 
+/** The Express application setting that holds PUBLIC_URL, when it is set (createApp). */
+export const PUBLIC_URL_SETTING = 'chaintags public url';
+
+/**
+ * The request's URL as the client reached it: under PUBLIC_URL when set (behind a proxy, whose
+ * `Host` and protocol are not the client's), else from the request's protocol and `Host`.
+ */
 function requestUrl(request: Request): URL {
+  const publicUrl = request.app.get(PUBLIC_URL_SETTING) as string | undefined;
+  if (publicUrl !== undefined) return new URL(publicUrl + request.originalUrl);
   return new URL(request.originalUrl, `${request.protocol}://${request.get('host') ?? 'localhost'}`);
 }
