@@ -80,4 +80,20 @@ describe.each(DATABASES)('request logs on %s', (kind) => {
     expect(second.headers['x-request-id']).not.toBe(first.headers['x-request-id']);
     expect(lines.map((line) => line.req?.id)).toEqual([first.headers['x-request-id'], second.headers['x-request-id']]);
   });
+
+  it("takes the X-Request-Id a proxy sent, and makes a new one in place of one that is not an id's", async () => {
+    const from = written.length;
+    const fromProxy = 'f3a9c2d1e4b5a6978877665544332211';
+    const kept = await t.http().get('/health').set('X-Request-Id', fromProxy).expect(200);
+    expect(kept.headers['x-request-id']).toBe(fromProxy);
+    const refused = ['', 'two words', 'a'.repeat(129), 'id"}{"level":60', 'ünïcode', 'x\ty'];
+    const answers = [];
+    for (const sent of refused) {
+      const response = await t.http().get('/health').set('X-Request-Id', sent).expect(200);
+      expect(response.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      answers.push(response.headers['x-request-id']);
+    }
+    const lines = await settled(from, 1 + refused.length);
+    expect(lines.map((line) => line.req?.id)).toEqual([fromProxy, ...answers]);
+  });
 });

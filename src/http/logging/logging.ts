@@ -57,8 +57,15 @@ export interface RequestLogLine {
 }
 
 /**
- * Structured request logs, one line per request: the request id (also sent back as
- * `X-Request-Id`), the method, the URL with keys redacted, the status, the time taken and the key's
+ * An `X-Request-Id` a proxy (nginx's `$request_id`, Envoy, Heroku's router) or a client sent, which
+ * then names the request here too, so one id follows it through both logs: 1 to 128 letters,
+ * digits and `_ . : @ -`, nothing that could break a log line. Anything else gets a new id.
+ */
+const REQUEST_ID = /^[\w.:@-]{1,128}$/;
+
+/**
+ * Structured request logs, one line per request: the request id (the `X-Request-Id` sent with it,
+ * else a new UUID; sent back as `X-Request-Id`), the method, the URL with keys redacted, the status, the time taken and the key's
  * prefix. Lines of answered requests are `info`, 5xx answers `error`, and requests whose client
  * went away before the answer was sent `warn`.
  *
@@ -70,7 +77,8 @@ export interface RequestLogLine {
 export function requestLogger(logger: Logger) {
   return (request: Request, response: Response, next: NextFunction): void => {
     const started = performance.now();
-    const id = randomUUID();
+    const incoming = request.headers['x-request-id'];
+    const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     (request as AuthenticatedRequest).id = id;
     response.setHeader('X-Request-Id', id);
     response.once('close', () => {
