@@ -7,6 +7,7 @@ import { KeyBootstrap } from './modules/accounts/accounts.service';
 import { ChainsModule } from './modules/chains/chains.module';
 import { ApiExceptionFilter } from './http/errors/api-exception.filter';
 import { ApiKeyGuard } from './http/auth/api-key.guard';
+import { KeyAccessGuard } from './http/auth/key-access.guard';
 import { KeyThrottlerGuard } from './http/throttling/key-throttler.guard';
 import { pathParameterRoutesProvider } from './http/validation/path-params';
 import { StrictQueryGuard } from './http/validation/strict-query.guard';
@@ -65,6 +66,7 @@ export class AppModule {
         // query string is checked for parameters the route does not take.
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_GUARD, useClass: KeyThrottlerGuard },
+        { provide: APP_GUARD, useClass: KeyAccessGuard },
         { provide: APP_GUARD, useClass: StrictQueryGuard },
         pathParameterRoutesProvider,
         { provide: APP_FILTER, useClass: ApiExceptionFilter },

@@ -3,6 +3,7 @@ import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { version } from '../package.json';
 import { CHAINS } from './core/chains/chain-registry';
 import { ERROR_STATUS, ErrorCode, reasonPhrase } from './core/errors';
+import { READ_ONLY_MESSAGE } from './http/auth/key-access.guard';
 import { DATABASE_RETRY_AFTER_SECONDS } from './http/errors/database-unavailable';
 
 const DESCRIPTION = `Tag blockchain addresses and read address, tag, token-holding and transaction data across ${CHAINS.length} chains.
@@ -59,17 +60,23 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
 }
 
 /**
- * Answers every route can give whatever it does: 503 while the database cannot be reached, and
- * 400 for an unknown query parameter (the global query check), where a route documents no other
- * client error.
+ * Answers every route can give whatever it does: 503 while the database cannot be reached, 403 to
+ * a read-only key on every keyed route but a GET (the global KeyAccessGuard), and 400 for an
+ * unknown query parameter (the global query check), where a route documents no other client error.
  */
 function addOperationalResponses(document: OpenAPIObject): void {
   const error = (code: ErrorCode, message: string) => ({
     schema: { $ref: '#/components/schemas/ErrorDto' },
     example: { statusCode: ERROR_STATUS[code], error: reasonPhrase(ERROR_STATUS[code]), code, message },
   });
-  for (const item of Object.values(document.paths)) {
-    for (const operation of Object.values(item) as { responses: Record<string, unknown> }[]) {
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(item) as [string, { responses: Record<string, unknown> }][]) {
+      if (path.startsWith('/v2/') && method !== 'get') {
+        operation.responses['403'] ??= {
+          description: 'Forbidden: READ_ONLY_KEY',
+          content: { 'application/json': error('READ_ONLY_KEY', READ_ONLY_MESSAGE) },
+        };
+      }
       operation.responses['503'] ??= {
         description: 'Service Unavailable: DATABASE_UNAVAILABLE',
         headers: {

@@ -45,7 +45,7 @@ describe.each(DATABASES)('keys CLI on %s', (kind) => {
     expect(listed.code).toBe(0);
     expect(listed.stdout).not.toContain(key);
     const line = listed.stdout.split('\n').find((row) => row.startsWith(key.slice(0, 12)));
-    expect(line?.split('\t')).toEqual([key.slice(0, 12), 'erin', expect.stringMatching(/Z$/), '-']);
+    expect(line?.split('\t')).toEqual([key.slice(0, 12), 'erin', expect.stringMatching(/Z$/), '-', 'full']);
 
     const revoked = await runCli(url, ['keys', 'revoke', key.slice(0, 12)]);
     expect(revoked).toMatchObject({ code: 0, stdout: '' });
@@ -57,6 +57,28 @@ describe.each(DATABASES)('keys CLI on %s', (kind) => {
         .find((row) => row.startsWith(key.slice(0, 12)))
         ?.split('\t')[3],
     ).toMatch(/Z$/);
+  }, 60_000);
+
+  it('creates a read-only key, listed as read, which reads and changes nothing', async () => {
+    const created = await runCli(url, ['keys', 'create', 'erin', '--read-only']);
+    expect(created.code).toBe(0);
+    const key = created.stdout.trim();
+    expect(key).toMatch(/^ctk_[A-Za-z0-9_-]{43}$/);
+    const listed = await runCli(url, ['keys', 'list']);
+    expect(
+      listed.stdout
+        .split('\n')
+        .find((row) => row.startsWith(key.slice(0, 12)))
+        ?.split('\t')[4],
+    ).toBe('read');
+    await t.http().get('/v2/tags').set('X-API-Key', key).expect(200);
+    const refused = await t
+      .http()
+      .post('/v2/tags/erins_tag')
+      .set('X-API-Key', key)
+      .set('Content-Type', 'application/json')
+      .send('["0x52908400098527886e0f7030069857d2e4169ee7"]');
+    expect([refused.status, refused.body.code]).toEqual([403, 'READ_ONLY_KEY']);
   }, 60_000);
 
   it('fails with a message and exit code 1 on bad input', async () => {

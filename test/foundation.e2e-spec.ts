@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { AccountsService } from '../src/modules/accounts/accounts.service';
 import { renderOpenApi, OPENAPI_PATH } from '../scripts/openapi';
 import { CHAIN_IDS } from '../src/core/chains/chain-ids';
-import { importLines, parseLinks } from './support/fixtures';
+import { importLines, parseLinks, tagAddresses } from './support/fixtures';
+import { keyPrefix } from '../src/modules/accounts/api-key';
 import { transaction, transactionLine } from './support/factories';
 import { DATABASES, startOnFreshDatabase, TestApp } from './support/test-app';
 
@@ -284,6 +285,46 @@ describe.each(DATABASES)('foundation on %s', (kind) => {
           code: 'UNAUTHORIZED',
         });
       }
+    });
+  });
+
+  describe('a read-only key', () => {
+    it('reads every GET route and is refused on every other /v2 route, which then changes nothing', async () => {
+      const reader = await t.app.get(AccountsService).createKey('alice', 'read');
+      await tagAddresses(t, t.keys.alice, 'walker_tag', [WALKER_ADDRESS]).expect(200);
+      const routes = registeredRoutes(t).filter((route) => route.path.startsWith('/v2/'));
+      const writes = routes.filter((route) => route.method !== 'get');
+      expect(writes.length).toBeGreaterThanOrEqual(10);
+      for (const { method, path } of routes) {
+        const concrete = path
+          .replace(/:tag/g, 'walker_tag')
+          .replace(/:address/g, WALKER_ADDRESS)
+          .replace(/:id/g, 'wh_walkerwalkerwalke');
+        const http = t.http();
+        const response = await http[method](concrete)
+          .set('X-API-Key', reader)
+          .set('Content-Type', 'application/json')
+          .send(`["${WALKER_ADDRESS}"]`);
+        if (method === 'get') {
+          // Reads are answered as for any key of the account (an unknown webhook is its 404).
+          expect({ path, status: response.status }).toEqual({
+            path,
+            status: path.includes(':id') ? 404 : 200,
+          });
+        } else {
+          expect({ method, path, status: response.status, code: response.body.code }).toEqual({
+            method,
+            path,
+            status: 403,
+            code: 'READ_ONLY_KEY',
+          });
+        }
+      }
+      // The tag and its member are as they were, and the key is the account's for reading.
+      const tag = await t.http().get('/v2/tags/walker_tag/addresses').set('X-API-Key', reader).expect(200);
+      expect(tag.body.map((row: { address: string }) => row.address)).toEqual([WALKER_ADDRESS]);
+      const history = await t.http().get('/v2/tags/walker_tag/history').set('X-API-Key', reader).expect(200);
+      expect(history.body.every((entry: { key: string }) => entry.key === keyPrefix(t.keys.alice))).toBe(true);
     });
   });
 

@@ -1,6 +1,7 @@
 /** The error codes of the API contract, each with the one HTTP status it is answered with. */
 export const ERROR_STATUS = {
   UNAUTHORIZED: 401,
+  READ_ONLY_KEY: 403,
   INVALID_TAG: 400,
   INVALID_ADDRESS: 400,
   INVALID_BODY: 400,
@@ -50,6 +51,7 @@ export interface ErrorBody {
 const REASONS: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',
+  403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
   413: 'Payload Too Large',

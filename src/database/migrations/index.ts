@@ -25,6 +25,7 @@ import { AddressPairs1763700000180 } from './1763700000180-address-pairs';
 import { AddressVersions1763700000190 } from './1763700000190-address-versions';
 import { WebhookIdempotencyKeys1763700000200 } from './1763700000200-webhook-idempotency-keys';
 import { FailedDeliveries1763700000210 } from './1763700000210-failed-deliveries';
+import { ReadOnlyKeys1763700000220 } from './1763700000220-read-only-keys';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -55,4 +56,5 @@ export const MIGRATIONS = [
   AddressVersions1763700000190,
   WebhookIdempotencyKeys1763700000200,
   FailedDeliveries1763700000210,
+  ReadOnlyKeys1763700000220,
 ];

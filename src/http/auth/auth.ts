@@ -7,6 +7,8 @@ export interface KeyOwner {
   accountId: number;
   /** The key's first characters, the most of it a log may show. */
   prefix: string;
+  /** A read-only key: GET and HEAD only (KeyAccessGuard). */
+  readOnly: boolean;
 }
 
 /**

@@ -3,6 +3,7 @@ import { ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
 import { ERROR_STATUS, ErrorCode, reasonPhrase } from '../../core/errors';
 import { MAX_TAGS_PER_ADDRESS, TAG_RULE } from '../../core/tags/tag-rules';
 import { KEY_REJECTED } from '../auth/api-key.guard';
+import { READ_ONLY_MESSAGE } from '../auth/key-access.guard';
 import { INTERNAL_MESSAGE, noRoute, RATE_LIMITED_MESSAGE } from '../errors/api-exception.filter';
 import { BODY_TOO_LARGE, JSON_REQUIRED } from '../json-body';
 import { unknownParameter } from '../validation/validation';
@@ -37,6 +38,7 @@ export class ErrorDto {
  */
 const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
   UNAUTHORIZED: KEY_REJECTED,
+  READ_ONLY_KEY: READ_ONLY_MESSAGE,
   INVALID_TAG: TAG_RULE,
   INVALID_ADDRESS: 'Not an address of any supported chain: "0x12"',
   INVALID_BODY: 'The body must be a JSON array of 1 to 1000 address strings.',

@@ -4,11 +4,15 @@ import { toIso } from '../../database/dialect';
 import { prepared, sql } from '../../database/sql';
 import type { KeyOwner } from '../../http/auth/auth';
 
+/** What a key may do: every route, or GET and HEAD only. */
+export type KeyAccess = 'full' | 'read';
+
 export interface KeyListing {
   prefix: string;
   account: string;
   created_at: string;
   revoked_at: string | null;
+  access: KeyAccess;
 }
 
 interface KeyRow {
@@ -16,6 +20,7 @@ interface KeyRow {
   account: string;
   created_at: Date | string;
   revoked_at: Date | string | null;
+  access: KeyAccess;
 }
 
 @Injectable()
@@ -23,11 +28,25 @@ export class AccountsRepository {
   constructor(private readonly db: Db) {}
 
   async findActiveKey(keyHash: string): Promise<KeyOwner | undefined> {
-    const rows = await this.db.query<{ id: number | string; account_id: number | string; prefix: string }>(
-      prepared(sql`SELECT id, account_id, prefix FROM api_keys WHERE key_hash = ${keyHash} AND revoked_at IS NULL`),
+    const rows = await this.db.query<{
+      id: number | string;
+      account_id: number | string;
+      prefix: string;
+      access: KeyAccess;
+    }>(
+      prepared(
+        sql`SELECT id, account_id, prefix, access FROM api_keys WHERE key_hash = ${keyHash} AND revoked_at IS NULL`,
+      ),
     );
     const row = rows[0];
-    return row && { keyId: Number(row.id), accountId: Number(row.account_id), prefix: row.prefix };
+    return (
+      row && {
+        keyId: Number(row.id),
+        accountId: Number(row.account_id),
+        prefix: row.prefix,
+        readOnly: row.access === 'read',
+      }
+    );
   }
 
   countKeys(): Promise<number> {
@@ -35,11 +54,12 @@ export class AccountsRepository {
   }
 
   /** Adds a key (and its account when new); an already stored key hash is left alone. */
-  insertKey(account: string, prefix: string, keyHash: string, now: string): Promise<void> {
+  insertKey(account: string, prefix: string, keyHash: string, now: string, access: KeyAccess = 'full'): Promise<void> {
     return this.db.transaction(async (tx) => {
       const accountId = await ensureAccount(tx, account, now);
       await tx.execute(
-        sql`INSERT INTO api_keys (account_id, prefix, key_hash, created_at) VALUES (${accountId}, ${prefix}, ${keyHash}, ${now})
+        sql`INSERT INTO api_keys (account_id, prefix, key_hash, created_at, access)
+         VALUES (${accountId}, ${prefix}, ${keyHash}, ${now}, ${access})
          ON CONFLICT (key_hash) DO NOTHING`,
       );
     });
@@ -47,7 +67,7 @@ export class AccountsRepository {
 
   async listKeys(): Promise<KeyListing[]> {
     const rows = await this.db.query<KeyRow>(
-      sql`SELECT k.prefix, a.name AS account, k.created_at, k.revoked_at
+      sql`SELECT k.prefix, a.name AS account, k.created_at, k.revoked_at, k.access
        FROM api_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.created_at, k.id`,
     );
     return rows.map((row) => ({
@@ -55,6 +75,7 @@ export class AccountsRepository {
       account: row.account,
       created_at: toIso(row.created_at),
       revoked_at: row.revoked_at === null ? null : toIso(row.revoked_at),
+      access: row.access,
     }));
   }
 

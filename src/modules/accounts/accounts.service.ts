@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { ACCOUNT_NAME, APP_CONFIG, AppConfig } from '../../config/config';
 import type { ApiKeyVerifier, KeyOwner } from '../../http/auth/auth';
-import { AccountsRepository, KeyListing } from './accounts.repository';
+import { AccountsRepository, KeyAccess, KeyListing } from './accounts.repository';
 import { generateApiKey, hashApiKey, KEY_PREFIX_LENGTH, keyPrefix } from './api-key';
 
 export class AccountsError extends Error {}
@@ -15,14 +15,15 @@ export class AccountsService implements ApiKeyVerifier {
     return this.accounts.findActiveKey(hashApiKey(key));
   }
 
-  async createKey(account: string): Promise<string> {
+  /** A new key for the account (created when new); `read`: a key that may only read (GET and HEAD). */
+  async createKey(account: string, access: KeyAccess = 'full'): Promise<string> {
     if (!ACCOUNT_NAME.test(account)) {
       throw new AccountsError(
         'account names are 1-64 characters of a-z, 0-9, "_" and "-", starting with a letter or digit',
       );
     }
     const key = generateApiKey();
-    await this.accounts.insertKey(account, keyPrefix(key), hashApiKey(key), new Date().toISOString());
+    await this.accounts.insertKey(account, keyPrefix(key), hashApiKey(key), new Date().toISOString(), access);
     return key;
   }
 

@@ -7,18 +7,26 @@ export const keysCommands: ModuleCommands = {
     keys
       .command('create <account>')
       .description('create a key for the account (created when new) and print only the key')
-      .action((account: string) =>
+      .option('--read-only', 'a key that may only read (GET and HEAD): any other request is 403 READ_ONLY_KEY')
+      .action((account: string, options: { readOnly?: boolean }) =>
         inContext(load, async (context, { AccountsService }) => {
-          process.stdout.write(`${await context.get(AccountsService).createKey(account)}\n`);
+          const key = await context
+            .get(AccountsService)
+            .createKey(account, options.readOnly === true ? 'read' : 'full');
+          process.stdout.write(`${key}\n`);
         }),
       );
     keys
       .command('list')
-      .description('one line per key: prefix, account, created, revoked (tab-separated; never the whole key)')
+      .description(
+        'one line per key: prefix, account, created, revoked, access (full or read; tab-separated; never the whole key)',
+      )
       .action(() =>
         inContext(load, async (context, { AccountsService }) => {
           for (const key of await context.get(AccountsService).listKeys()) {
-            process.stdout.write(`${key.prefix}\t${key.account}\t${key.created_at}\t${key.revoked_at ?? '-'}\n`);
+            process.stdout.write(
+              `${key.prefix}\t${key.account}\t${key.created_at}\t${key.revoked_at ?? '-'}\t${key.access}\n`,
+            );
           }
         }),
       );
