@@ -1,11 +1,12 @@
 import { DataSource } from 'typeorm';
 import { parseDatabaseUrl } from '../src/config/config';
 import { addressSet, addressSetInJoinOrder } from '../src/database/address-sets';
-import { dataSourceOptions } from '../src/database/data-source';
+import { dataSourceOptions, openDataSource } from '../src/database/data-source';
 import { Db } from '../src/database/db.service';
 import { bigSum, columnTypes } from '../src/database/dialect';
 import { list, prepared, raw, rows, sql, SqlFragment } from '../src/database/sql';
-import { DATABASES, freshDatabase } from './support/test-app';
+import { DATABASES, emptyDatabase, freshDatabase } from './support/test-app';
+import { MIGRATIONS } from '../src/database/migrations';
 
 // The SQL layer under the repositories, on each database: fragments as the drivers receive them,
 // the tag-scope address sets, and Db.count.
@@ -18,8 +19,7 @@ describe.each(DATABASES)('SQL fragments on %s', (kind) => {
   beforeAll(async () => {
     const database = await freshDatabase(kind);
     drop = database.drop;
-    dataSource = new DataSource(dataSourceOptions(parseDatabaseUrl(database.url)));
-    await dataSource.initialize();
+    dataSource = await openDataSource(dataSourceOptions(parseDatabaseUrl(database.url)));
     db = new Db(dataSource);
     await db.execute(sql`INSERT INTO accounts (name, created_at) VALUES (${'fragments'}, ${at(0)})`);
     accountId = await idOf(sql`SELECT id FROM accounts WHERE name = ${'fragments'}`);
@@ -194,5 +194,29 @@ describe.each(DATABASES)('SQL fragments on %s', (kind) => {
     expect(await page(untagged, 2, 5)).toEqual(['0xd']);
     expect(await db.count(sql`SELECT COUNT(*) FROM (${addressSet(untagged)}) m`)).toBe(3);
     expect(await db.count(sql`SELECT COUNT(*) FROM (${addressSet(tag)}) m`)).toBe(3);
+  });
+});
+
+describe('migrations on postgres', () => {
+  it('are applied once by processes that start together on an empty database, and each of them opens', async () => {
+    const database = await emptyDatabase('postgres');
+    try {
+      const options = dataSourceOptions(parseDatabaseUrl(database.url));
+      // Four processes' worth of connections (each kept small): every one reads the same pending list.
+      const small = { ...options, extra: { ...(options.extra as object), min: 0, max: 3 } } as typeof options;
+      const opened = await Promise.allSettled(Array.from({ length: 4 }, () => openDataSource(small)));
+      const sources = opened.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+      try {
+        expect(opened.map((result) => (result.status === 'rejected' ? String(result.reason) : 'opened'))).toEqual(
+          Array(4).fill('opened'),
+        );
+        const applied = await sources[0]!.query<{ name: string }[]>('SELECT name FROM migrations ORDER BY id');
+        expect(applied.map((row) => row.name)).toEqual(MIGRATIONS.map((migration) => new migration().name));
+      } finally {
+        await Promise.all(sources.map((source) => source.destroy()));
+      }
+    } finally {
+      await database.drop();
+    }
   });
 });

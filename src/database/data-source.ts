@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
-import { DataSourceOptions } from 'typeorm';
+import { DataSource, DataSourceOptions } from 'typeorm';
 import { DatabaseConfig } from '../config/config';
 import { MIGRATIONS } from './migrations';
 
@@ -13,9 +13,15 @@ import { MIGRATIONS } from './migrations';
  */
 const POOL_KEPT_OPEN = 10;
 
-/** TypeORM options for either database. Migrations run whenever a DataSource is initialised. */
+/**
+ * The session-level advisory lock a process holds on PostgreSQL while it applies migrations (a
+ * number, as PostgreSQL names them; no other lock of chaintags uses it).
+ */
+export const MIGRATIONS_LOCK = 7_263_541_009n;
+
+/** TypeORM options for either database. `openDataSource` applies the migrations. */
 export function dataSourceOptions(config: DatabaseConfig): DataSourceOptions {
-  const shared = { migrations: MIGRATIONS, migrationsRun: true, synchronize: false, logging: false } as const;
+  const shared = { migrations: MIGRATIONS, migrationsRun: false, synchronize: false, logging: false } as const;
   if (config.kind === 'postgres') {
     return {
       ...shared,
@@ -38,6 +44,40 @@ export function dataSourceOptions(config: DatabaseConfig): DataSourceOptions {
     migrationsTransactionMode: 'each',
     prepareDatabase: prepareSqlite,
   };
+}
+
+/**
+ * Connects and applies the pending migrations, each in its own transaction. On PostgreSQL one
+ * process at a time does so: several replicas and workers started together after an upgrade
+ * would otherwise each read the same list of pending migrations and run them all, and every
+ * process but the first fail on what the first had just created (TypeORM takes no lock). The
+ * others wait for the advisory lock, then find nothing left to apply. A process that dies
+ * holding it loses it with its connection.
+ */
+export async function openDataSource(options: DataSourceOptions): Promise<DataSource> {
+  const dataSource = new DataSource(options);
+  await dataSource.initialize();
+  try {
+    if (dataSource.options.type !== 'postgres') {
+      await dataSource.runMigrations({ transaction: 'each' });
+      return dataSource;
+    }
+    const session = dataSource.createQueryRunner();
+    try {
+      await session.query('SELECT pg_advisory_lock($1::bigint)', [MIGRATIONS_LOCK.toString()]);
+      try {
+        await dataSource.runMigrations({ transaction: 'each' });
+      } finally {
+        await session.query('SELECT pg_advisory_unlock($1::bigint)', [MIGRATIONS_LOCK.toString()]);
+      }
+    } finally {
+      await session.release();
+    }
+    return dataSource;
+  } catch (error) {
+    await dataSource.destroy();
+    throw error;
+  }
 }
 
 /**

@@ -2,9 +2,8 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { DataSource } from 'typeorm';
 import { parseDatabaseUrl } from '../../src/config/config';
-import { dataSourceOptions } from '../../src/database/data-source';
+import { dataSourceOptions, openDataSource } from '../../src/database/data-source';
 import { Db } from '../../src/database/db.service';
 import { ReferenceDataService } from '../../src/database/reference-data.service';
 import type { PgCluster } from './pg-cluster';
@@ -21,8 +20,7 @@ export const SQLITE_TEMPLATE_ENV = 'CHAINTAGS_TEST_SQLITE_TEMPLATE';
  * the suites get is a copy, so every suite still starts on its own database, migrated once per run.
  */
 async function migrateAndSeed(url: string): Promise<void> {
-  const dataSource = new DataSource(dataSourceOptions(parseDatabaseUrl(url)));
-  await dataSource.initialize();
+  const dataSource = await openDataSource(dataSourceOptions(parseDatabaseUrl(url)));
   try {
     await new ReferenceDataService(new Db(dataSource)).onModuleInit();
   } finally {
