@@ -69,6 +69,7 @@ function addOperationalResponses(document: OpenAPIObject): void {
     schema: { $ref: '#/components/schemas/ErrorDto' },
     example: { statusCode: ERROR_STATUS[code], error: reasonPhrase(ERROR_STATUS[code]), code, message },
   });
+  document.components = { ...document.components, headers: RESPONSE_HEADERS };
   for (const [path, item] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(item) as [string, { responses: Record<string, unknown> }][]) {
       if (path.startsWith('/v2/') && method !== 'get') {
@@ -93,9 +94,55 @@ function addOperationalResponses(document: OpenAPIObject): void {
           content: { 'application/json': error('INVALID_QUERY', 'unknown query parameter "verbose"') },
         };
       }
+      for (const [status, response] of Object.entries(operation.responses) as [string, ResponseObject][]) {
+        response.headers = { ...response.headers, ...headersOf(path, status) };
+      }
     }
   }
 }
+
+type ResponseObject = { headers?: Record<string, unknown> };
+
+const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+/**
+ * The headers every answer of a route carries, as components: the request id on each; the rate
+ * limit's on a keyed route's answers once the key is known (not a 401, and not a 503, which comes
+ * while the key is looked up), unless RATE_LIMIT_PER_MINUTE is 0; Retry-After on a 429.
+ */
+function headersOf(path: string, status: string): Record<string, unknown> {
+  const headers: Record<string, unknown> = { 'X-Request-Id': ref('X-Request-Id') };
+  if (!path.startsWith('/v2/')) return headers;
+  if (status === '429') return { ...headers, 'Retry-After': ref('Retry-After') };
+  if (status === '401' || status === '503') return headers;
+  for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) headers[name] = ref(name);
+  return headers;
+}
+
+const RESPONSE_HEADERS = {
+  'X-Request-Id': {
+    description:
+      "The request's id, which its log line carries: the X-Request-Id it was sent with when that is 1 to 128 of letters, digits and _ . : @ -, else a new UUID.",
+    required: true,
+    schema: { type: 'string', example: '1f0c2a9e-7b4d-4c1e-9a57-3e2d8b6f0a11' },
+  },
+  'X-RateLimit-Limit': {
+    description: 'Requests a minute this key may send (RATE_LIMIT_PER_MINUTE); absent when there is no limit.',
+    schema: { type: 'integer', example: 6000 },
+  },
+  'X-RateLimit-Remaining': {
+    description: "Requests left in this key's current window.",
+    schema: { type: 'integer', example: 5987 },
+  },
+  'X-RateLimit-Reset': {
+    description: 'Seconds until the window ends.',
+    schema: { type: 'integer', example: 42 },
+  },
+  'Retry-After': {
+    description: 'Seconds to wait before this key may send again.',
+    schema: { type: 'integer', example: 17 },
+  },
+};
 
 export function setupOpenApi(app: INestApplication, document: OpenAPIObject): void {
   SwaggerModule.setup('docs', app, document, {

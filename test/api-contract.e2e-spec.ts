@@ -21,7 +21,7 @@ interface Parameter {
 interface Operation {
   parameters?: Parameter[];
   requestBody?: { content: Record<string, unknown> };
-  responses: Record<string, { description: string }>;
+  responses: Record<string, { description: string; headers?: Record<string, { $ref?: string; required?: boolean }> }>;
 }
 
 interface Call {
@@ -37,7 +37,19 @@ interface Call {
 
 const OPENAPI = JSON.parse(readFileSync(join(__dirname, '..', 'openapi.json'), 'utf8')) as {
   paths: Record<string, Record<string, Operation>>;
+  components: { headers: Record<string, { required?: boolean }> };
 };
+
+/** The headers a documented answer must carry (`required` in their component). */
+function requiredHeaders(response: Operation['responses'][string]): string[] {
+  return Object.entries(response.headers ?? {})
+    .filter(
+      ([, header]) =>
+        (header.$ref === undefined ? header : OPENAPI.components.headers[header.$ref.split('/').pop()!])?.required ===
+        true,
+    )
+    .map(([name]) => name.toLowerCase());
+}
 const OPERATIONS = Object.entries(OPENAPI.paths).flatMap(([path, methods]) =>
   Object.entries(methods).map(([method, operation]) => ({ method, path, operation })),
 );
@@ -191,7 +203,7 @@ describe.each(DATABASES)('the OpenAPI document against random requests on %s', (
     if (call.contentType !== undefined) request = request.set('Content-Type', call.contentType);
     for (const [name, text] of call.headers) request = request.set(name, text);
     const response = await (call.body === undefined ? request : request.send(call.body));
-    return { url, status: response.status, text: response.text };
+    return { url, status: response.status, text: response.text, headers: response.headers as Record<string, string> };
   }
 
   it.each(
@@ -199,12 +211,14 @@ describe.each(DATABASES)('the OpenAPI document against random requests on %s', (
   )('%s answers with a status and code its documentation lists', async (_name, method, path, operation) => {
     await fc.assert(
       fc.asyncProperty(callOf(method, path, operation), async (call) => {
-        const { url, status, text } = await send(call);
+        const { url, status, text, headers } = await send(call);
         const context = `${call.method.toUpperCase()} ${url} (${call.contentType ?? 'no content type'}, key ${call.key}, headers ${JSON.stringify(call.headers)}, body ${JSON.stringify(call.body)?.slice(0, 120)}) answered ${status}: ${text.slice(0, 300)}`;
         if (status >= 500) throw new Error(`a 5xx: ${context}`);
         if (/\n\s+at /.test(text)) throw new Error(`a stack trace: ${context}`);
         const documented = operation.responses[String(status)];
         if (documented === undefined) throw new Error(`an undocumented status: ${context}`);
+        const missing = requiredHeaders(documented).filter((name) => headers[name] === undefined);
+        if (missing.length > 0) throw new Error(`without its header ${missing.join(', ')}: ${context}`);
         if (status < 400) return;
         const body = JSON.parse(text) as { statusCode: unknown; error: unknown; code: unknown; message: unknown };
         expect(body).toMatchObject({

@@ -266,6 +266,27 @@ describe.each(DATABASES)('foundation on %s', (kind) => {
         .map(({ at }) => at);
       expect(ungrouped).toEqual([]);
     });
+
+    it("documents the headers of every answer: the request id, the rate limit's, Retry-After on a 429", async () => {
+      const { body } = await t.http().get('/docs-json').expect(200);
+      expect(body.components.headers['X-Request-Id'].required).toBe(true);
+      const problems: string[] = [];
+      for (const [path, item] of Object.entries(
+        body.paths as Record<string, Record<string, { responses: Record<string, { headers?: object }> }>>,
+      )) {
+        for (const [method, operation] of Object.entries(item)) {
+          for (const [status, response] of Object.entries(operation.responses)) {
+            const names = Object.keys(response.headers ?? {});
+            const at = `${method} ${path} ${status}`;
+            if (!names.includes('X-Request-Id')) problems.push(`${at}: no X-Request-Id`);
+            if (!path.startsWith('/v2/')) continue;
+            if (status === '429' && !names.includes('Retry-After')) problems.push(`${at}: no Retry-After`);
+            if (/^[23]/.test(status) && !names.includes('X-RateLimit-Remaining')) problems.push(`${at}: no rate limit`);
+          }
+        }
+      }
+      expect(problems).toEqual([]);
+    });
   });
 
   describe('every /v2 route needs a key', () => {
