@@ -127,6 +127,10 @@ describe.each(DATABASES)('webhooks on %s', (kind: DatabaseKind) => {
       await bad({ url: 'http://127.0.0.1:9/', tags: ['route_tags'], description: 5 }, 400, 'INVALID_BODY');
       await bad({ url: 'ftp://127.0.0.1/', tags: ['route_tags'] }, 400, 'INVALID_WEBHOOK_URL');
       await bad({ url: 'not a url', tags: ['route_tags'] }, 400, 'INVALID_WEBHOOK_URL');
+      // U+0000, which PostgreSQL's text cannot hold, and the other control characters.
+      await bad({ url: 'http://127.0.0.1:9/a\u0000b', tags: ['route_tags'] }, 400, 'INVALID_WEBHOOK_URL');
+      await bad({ url: 'http://127.0.0.1:9/a\nb', tags: ['route_tags'] }, 400, 'INVALID_WEBHOOK_URL');
+      await bad({ url: 'http://127.0.0.1:9/', tags: ['route_tags'], description: 'a\u0000b' }, 400, 'INVALID_BODY');
       await bad({ url: 'http://127.0.0.1:9/', tags: ['Bad Tag'] }, 400, 'INVALID_TAG');
       await bad({ url: 'http://127.0.0.1:9/', tags: ['never_made'] }, 404, 'TAG_NOT_FOUND');
       // Bob's account has no tag route_tags: tags are the account's own.

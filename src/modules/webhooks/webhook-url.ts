@@ -11,6 +11,10 @@ export type UrlProblem = string | undefined;
 /** The syntax rules of a webhook URL (contract §14): absolute http or https, with a host, no fragment. */
 export function urlSyntaxProblem(raw: string): UrlProblem {
   if (raw.length > MAX_URL_LENGTH) return `url is longer than ${MAX_URL_LENGTH} characters`;
+  // The URL parser would drop tabs and line breaks and percent-encode the rest, so the stored text
+  // would not be the URL requested; U+0000 PostgreSQL's text cannot even hold.
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u0020\u007f]/.test(raw)) return 'url must not contain spaces or control characters';
   let url: URL;
   try {
     url = new URL(raw);

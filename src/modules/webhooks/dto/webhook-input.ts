@@ -117,6 +117,9 @@ export function parseWebhookInput(body: unknown, mode: 'create' | 'update'): Web
         field: 'description',
         message: `description must be null or a string of at most ${MAX_DESCRIPTION_LENGTH} characters`,
       });
+    } else if (description.includes('\u0000')) {
+      // PostgreSQL's text cannot hold it: refused on both databases alike.
+      problems.push({ field: 'description', message: 'description must not contain the character U+0000' });
     } else input.description = description;
   }
 
