@@ -212,6 +212,25 @@ describe.each(DATABASES)('import on %s', (kind) => {
     expect(body.map((row: { balance: string }) => row.balance)).toEqual(['77']);
   });
 
+  it('refuses a text holding U+0000 as a bad line on both databases (PostgreSQL cannot store one)', async () => {
+    const good = transaction({ chain: 'base' });
+    const input = ndjson([
+      tokenLine('nul-token', [{ chain: 'base', address: evmAddress('nul-token').canonical, decimals: 6 }], {
+        name: 'Nul\u0000Coin',
+      }),
+      transactionLine({ ...transaction({ chain: 'base' }), id: 'nul\u0000id' }),
+      transactionLine(good),
+    ]);
+    const result = await runCli(t.databaseUrl, ['import', '-', '--skip-invalid'], input);
+    expect(result.code).toBe(0);
+    expect(summaryOf(result.stdout)).toMatchObject({ committed: true, invalid: 2, valid: { transaction: 1 } });
+    expect(result.stderr).toMatch(/line 1: token: name must not contain the character U\+0000/);
+    expect(result.stderr).toMatch(/line 2: transaction: id must not contain the character U\+0000/);
+    await get(`/v2/transactions/${encodeURIComponent(good.id)}`).expect(200);
+    const refused = await get(`/v2/transactions/${encodeURIComponent('nul\u0000id')}`).expect(404);
+    expect(refused.body.code).toBe('TRANSACTION_NOT_FOUND');
+  });
+
   it('changes nothing when the same file is imported twice', async () => {
     const chain = 'polygon';
     const holders = [0, 1, 2].map((index) => addressOn(chain, `twice-${index}`));

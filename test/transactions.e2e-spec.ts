@@ -131,6 +131,29 @@ describe.each(DATABASES)('GET /v2/transactions on %s', (kind) => {
     for (const row of body) expect(Object.keys(row).sort()).toEqual(TRANSACTION_FIELDS);
   });
 
+  it('retrieves each transaction by its id exactly as the list shows it, and answers 404 for any other id', async () => {
+    const all = await list('');
+    expect(all.length).toBeGreaterThan(5);
+    for (const row of all) {
+      const one = await t
+        .http()
+        .get(`/v2/transactions/${encodeURIComponent(String(row.id))}`)
+        .set('X-API-Key', t.keys.bob)
+        .expect(200);
+      expect(one.body).toEqual(row);
+    }
+    for (const id of ['nothing-here', 'TIE-A', 'x'.repeat(300), '%E0%A4%A', 'eth-1%00']) {
+      const response = await t.http().get(`/v2/transactions/${id}`).set('X-API-Key', t.keys.alice);
+      expect([id.slice(0, 20), response.status, response.body.code]).toEqual([
+        id.slice(0, 20),
+        404,
+        'TRANSACTION_NOT_FOUND',
+      ]);
+    }
+    const unknown = await t.http().get('/v2/transactions/eth-1?verbose=1').set('X-API-Key', t.keys.alice);
+    expect([unknown.status, unknown.body.code]).toEqual([400, 'INVALID_QUERY']);
+  });
+
   it('keeps 78-digit values and 18-digit block numbers exact, block_number as a string', async () => {
     const [big] = await list(`address=${q.canonical}&since=${at(7, 999)}&chain=ethereum`);
     expect(big).toMatchObject({ id: 'big', value: '9'.repeat(78), block_number: '999999999999999999' });

@@ -55,6 +55,11 @@ const SETTING_CURSOR_SECRET = 'transactions_cursor_secret';
 export class TransactionsRepository {
   constructor(private readonly db: Db) {}
 
+  /** The row with this id, if any: one look-up of the primary key. */
+  byId(id: string): Promise<TransactionRow[]> {
+    return this.db.query<TransactionRow>(prepared(sql`SELECT ${COLUMNS} FROM transactions WHERE id = ${id}`));
+  }
+
   /** The rows with these ids, read inside `tx` (a writer's transaction sees its own rows); in no order. */
   async byIds(tx: Sql, ids: readonly string[]): Promise<TransactionRow[]> {
     const found: TransactionRow[] = [];

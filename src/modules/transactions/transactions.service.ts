@@ -8,6 +8,8 @@ import { TransactionDto, toTransaction } from './dto/transaction.dto';
 import { TransactionsQueryDto } from './dto/transactions-query.dto';
 import { parseInstant } from '../../core/time/instant';
 import { TransactionFilters, TransactionsRepository } from './transactions.repository';
+import { ApiError } from '../../core/errors';
+import { MAX_ID_LENGTH } from '../../core/records/transaction-fields';
 
 @Injectable()
 export class TransactionsService {
@@ -43,6 +45,14 @@ export class TransactionsService {
         ? await this.cursors.encode({ time: last.block_time, id: last.id })
         : undefined;
     return new CursorPage(items, next, query.after === undefined);
+  }
+
+  /** The transaction with this id as the list shows it; TRANSACTION_NOT_FOUND when none has it. */
+  async get(id: string): Promise<TransactionDto> {
+    // No stored id is longer, or holds U+0000 (the import refuses both; PostgreSQL could not compare it).
+    const [row] = id.length > MAX_ID_LENGTH || id.includes('\u0000') ? [] : await this.transactions.byId(id);
+    if (row === undefined) throw new ApiError('TRANSACTION_NOT_FOUND', `No transaction ${JSON.stringify(id)}.`);
+    return toTransaction(row);
   }
 
   /**

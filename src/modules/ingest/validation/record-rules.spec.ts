@@ -139,6 +139,8 @@ describe('checkRecord', () => {
     ['id', '', /id must be a non-empty string/],
     ['id', 'x'.repeat(257), /id must be a non-empty string of at most 256/],
     ['tx_hash', '', /tx_hash must be/],
+    ['id', 'tx\u00001', /id must not contain the character U\+0000/],
+    ['block_hash', '0xab\u0000', /block_hash must not contain the character U\+0000/],
     ['block_hash', 5, /block_hash must be/],
     ['to_address', '0', /to_address "0" is not a ton address/],
     ['value', '1'.repeat(79), /value must be a string of 1 to 78 digits/],

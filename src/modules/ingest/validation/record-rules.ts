@@ -16,7 +16,7 @@ import {
   TokenRecord,
   TransactionRecord,
 } from '../../../core/records/records';
-import { TRANSACTION_FIELDS } from '../../../core/records/transaction-fields';
+import { MAX_ID_LENGTH, TRANSACTION_FIELDS } from '../../../core/records/transaction-fields';
 import { PARSE_EACH, ValueChecks } from './checked-values';
 
 /**
@@ -32,7 +32,6 @@ export type RuleResult = { ok: true; record: DataRecord } | { ok: false; reason:
 
 export const MAX_DIGITS = 78;
 export const MAX_BLOCK_NUMBER_DIGITS = 18;
-export const MAX_ID_LENGTH = 256;
 export const MAX_DECIMALS = 78;
 const MAX_NAME_LENGTH = 200;
 const MAX_SYMBOL_LENGTH = 50;
@@ -257,6 +256,8 @@ function textField(object: Record<string, unknown>, field: string, max: number, 
   if (typeof value !== 'string' || value.length === 0 || value.length > max) {
     problem(`${label(field, where)} must be a non-empty string of at most ${max} characters, got ${show(value)}`);
   }
+  // PostgreSQL's text cannot hold U+0000: refused on both databases alike, as a bad line.
+  if (value.includes('\u0000')) problem(`${label(field, where)} must not contain the character U+0000`);
   return value;
 }
 
