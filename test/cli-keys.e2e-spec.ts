@@ -5,6 +5,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { nodeArgs } from './support/build';
 import { runCli, runNpmCli } from './support/cli';
+import Database from 'better-sqlite3';
+import { Client } from 'pg';
+import { MIGRATIONS } from '../src/database/migrations';
 import { DATABASES, emptyDatabase, startTestApp, TestApp } from './support/test-app';
 
 describe.each(DATABASES)('keys CLI on %s', (kind) => {
@@ -90,6 +93,46 @@ describe.each(DATABASES)('keys CLI on %s', (kind) => {
     expect(unknown.stderr).toContain('no key');
   }, 60_000);
 });
+
+describe.each(DATABASES)('commands started together on an empty %s database', (kind) => {
+  it('all start: one applies the migrations while the others wait, and each migration is applied once', async () => {
+    const db = await emptyDatabase(kind);
+    try {
+      const results = await Promise.all(Array.from({ length: 4 }, () => runCli(db.url, ['keys', 'list'])));
+      expect(results.map((result) => [result.code, result.stderr])).toEqual(Array(4).fill([0, '']));
+      const applied = await runCli(db.url, ['keys', 'create', 'erin']);
+      expect(applied.code).toBe(0);
+      const names = await migrationNames(kind, db.url);
+      expect(names).toEqual([...new Set(names)]);
+      expect(names).toHaveLength(MIGRATIONS.length);
+    } finally {
+      await db.drop();
+    }
+  }, 60_000);
+});
+
+/** The names in the migrations table, in the order applied. */
+async function migrationNames(kind: 'sqlite' | 'postgres', url: string): Promise<string[]> {
+  if (kind === 'sqlite') {
+    const database = new Database(url.slice('sqlite:'.length), { readonly: true });
+    try {
+      return (database.prepare('SELECT name FROM migrations ORDER BY id').all() as { name: string }[]).map(
+        (row) => row.name,
+      );
+    } finally {
+      database.close();
+    }
+  }
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<{ name: string }>('SELECT name FROM migrations ORDER BY id')).rows.map(
+      (row) => row.name,
+    );
+  } finally {
+    await client.end();
+  }
+}
 
 describe('the command line loads what a command uses when it runs', () => {
   /**

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
-import { DataSource, DataSourceOptions } from 'typeorm';
+import { DataSource, DataSourceOptions, MigrationExecutor } from 'typeorm';
 import { DatabaseConfig } from '../config/config';
 import { MIGRATIONS } from './migrations';
 
@@ -47,19 +47,27 @@ export function dataSourceOptions(config: DatabaseConfig): DataSourceOptions {
 }
 
 /**
- * Connects and applies the pending migrations, each in its own transaction. On PostgreSQL one
- * process at a time does so: several replicas and workers started together after an upgrade
- * would otherwise each read the same list of pending migrations and run them all, and every
- * process but the first fail on what the first had just created (TypeORM takes no lock). The
- * others wait for the advisory lock, then find nothing left to apply. A process that dies
- * holding it loses it with its connection.
+ * Connects and applies the pending migrations, one process at a time: processes started together
+ * after an upgrade (replicas, a worker, a command beside the server) would otherwise each read the
+ * same list of pending migrations and run them all, and every one but the first fail on what the
+ * first had just created (TypeORM takes no lock). The others wait, then find nothing left to apply.
+ *
+ * - PostgreSQL: a session advisory lock around the migrations, each in its own transaction. A
+ *   process that dies holding it loses it with its connection.
+ * - SQLite: the migrations in one transaction begun IMMEDIATE, which takes the database's write
+ *   lock before the list of applied migrations is read again; another process waits for it up to
+ *   the busy timeout (15 s), and a failure leaves the database as it was before them all.
+ *
+ * Either lock is taken only when a migration is pending, read without one first: a process started
+ * on an up-to-date database (any start but the first after an upgrade) waits for no one here.
  */
 export async function openDataSource(options: DataSourceOptions): Promise<DataSource> {
   const dataSource = new DataSource(options);
   await dataSource.initialize();
   try {
+    if ((await new MigrationExecutor(dataSource).getPendingMigrations()).length === 0) return dataSource;
     if (dataSource.options.type !== 'postgres') {
-      await dataSource.runMigrations({ transaction: 'each' });
+      await migrateSqlite(dataSource);
       return dataSource;
     }
     const session = dataSource.createQueryRunner();
@@ -78,6 +86,18 @@ export async function openDataSource(options: DataSourceOptions): Promise<DataSo
     await dataSource.destroy();
     throw error;
   }
+}
+
+async function migrateSqlite(dataSource: DataSource): Promise<void> {
+  // One connection: the migrations' statements run inside this transaction.
+  await dataSource.query('BEGIN IMMEDIATE');
+  try {
+    await dataSource.runMigrations({ transaction: 'none' });
+  } catch (error) {
+    await dataSource.query('ROLLBACK');
+    throw error;
+  }
+  await dataSource.query('COMMIT');
 }
 
 /**
