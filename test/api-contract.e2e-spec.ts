@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { AccountsService } from '../src/modules/accounts/accounts.service';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { evmAddress, FAMILY_EXAMPLES } from './support/addresses';
@@ -30,7 +31,8 @@ interface Call {
   query: [string, string][];
   contentType?: string;
   body?: string;
-  key: 'alice' | 'none' | 'unknown';
+  /** alice's full key, her read-only key, none, or a key no account has. */
+  key: 'alice' | 'reader' | 'none' | 'unknown';
   /** The operation's header parameters drawn (Idempotency-Key), each sent or not. */
   headers: [string, string][];
 }
@@ -154,7 +156,7 @@ function callOf(method: string, path: string, operation: Operation): fc.Arbitrar
   const body = method === 'get' ? fc.constant(undefined) : fc.option(bodyText, { nil: undefined });
   const declared = Object.keys(operation.requestBody?.content ?? {});
   const type = declared.length > 0 ? fc.oneof(fc.constantFrom(...declared), contentType) : contentType;
-  const key = fc.constantFrom<Call['key']>('alice', 'alice', 'alice', 'none', 'unknown');
+  const key = fc.constantFrom<Call['key']>('alice', 'alice', 'alice', 'reader', 'none', 'unknown');
   const headerNames = (operation.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name);
   const headers = fc
     .tuple(...headerNames.map((name) => fc.option(headerValue.map((text): [string, string] => [name, text]))))
@@ -186,8 +188,11 @@ function percentEncoded(text: string): string {
 describe.each(DATABASES)('the OpenAPI document against random requests on %s', (kind) => {
   let t: TestApp;
 
+  let reader: string;
+
   beforeAll(async () => {
     t = await startOnFreshDatabase(kind);
+    reader = await t.app.get(AccountsService).createKey('alice', 'read');
   });
 
   afterAll(async () => {
@@ -199,6 +204,7 @@ describe.each(DATABASES)('the OpenAPI document against random requests on %s', (
     const url = `${call.path}${query === '' ? '' : `?${query}`}`;
     let request = t.http()[call.method as 'get'](url);
     if (call.key === 'alice') request = request.set('X-API-Key', t.keys.alice);
+    if (call.key === 'reader') request = request.set('X-API-Key', reader);
     if (call.key === 'unknown') request = request.set('X-API-Key', `ctk_${'z'.repeat(32)}`);
     if (call.contentType !== undefined) request = request.set('Content-Type', call.contentType);
     for (const [name, text] of call.headers) request = request.set(name, text);
