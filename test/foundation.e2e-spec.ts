@@ -5,7 +5,7 @@ import { CHAIN_IDS } from '../src/core/chains/chain-ids';
 import { importLines, parseLinks, tagAddresses } from './support/fixtures';
 import { keyPrefix } from '../src/modules/accounts/api-key';
 import { transaction, transactionLine } from './support/factories';
-import { DATABASES, startOnFreshDatabase, TestApp } from './support/test-app';
+import { DATABASES, newKey, startOnFreshDatabase, TestApp } from './support/test-app';
 
 describe.each(DATABASES)('foundation on %s', (kind) => {
   let t: TestApp;
@@ -557,6 +557,25 @@ describe('browsers on other origins (CORS_ORIGINS)', () => {
     const limited = await listed.http().get('/v2/chains').set('Origin', page).set('X-API-Key', listed.keys.alice);
     expect([limited.status, limited.body.code]).toEqual([429, 'RATE_LIMITED']);
     expect(limited.headers['access-control-allow-origin']).toBe(page);
+  });
+});
+
+describe('a read-only key from API_KEYS (account:key:read)', () => {
+  it('is created read-only at start, next to full keys', async () => {
+    const keys = { alice: newKey(), bob: newKey() };
+    const carol = newKey();
+    const t = await startOnFreshDatabase('sqlite', {
+      keys,
+      env: { API_KEYS: `alice:${keys.alice},bob:${keys.bob},carol:${carol}:read` },
+    });
+    try {
+      await t.http().get('/v2/tags').set('X-API-Key', carol).expect(200);
+      const refused = await tagAddresses(t, carol, 'carols_tag', [WALKER_ADDRESS]);
+      expect([refused.status, refused.body.code]).toEqual([403, 'READ_ONLY_KEY']);
+      await tagAddresses(t, keys.bob, 'bobs_tag', [WALKER_ADDRESS]).expect(200);
+    } finally {
+      await t.close();
+    }
   });
 });
 

@@ -9,11 +9,15 @@ describe('parseConfig', () => {
 
   it('reads PostgreSQL URLs, SQLite paths and bootstrap keys', () => {
     const key = `ctk_${'a'.repeat(30)}`;
-    const config = parseConfig({ DATABASE_URL: 'postgres://u@h:5432/db', API_KEYS: ` ops:${key} , ci-bot:${key}` });
+    const config = parseConfig({
+      DATABASE_URL: 'postgres://u@h:5432/db',
+      API_KEYS: ` ops:${key} , ci-bot:${key}, dash:${key}:read`,
+    });
     expect(config.database).toEqual({ kind: 'postgres', url: 'postgres://u@h:5432/db' });
     expect(config.bootstrapKeys).toEqual([
-      { account: 'ops', key },
-      { account: 'ci-bot', key },
+      { account: 'ops', key, access: 'full' },
+      { account: 'ci-bot', key, access: 'full' },
+      { account: 'dash', key, access: 'read' },
     ]);
     expect(parseConfig({ DATABASE_URL: 'sqlite::memory:' }).database).toEqual({ kind: 'sqlite', path: ':memory:' });
   });
@@ -25,6 +29,8 @@ describe('parseConfig', () => {
     ['DATABASE_URL', { DATABASE_URL: 'sqlite:' }],
     ['API_KEYS', { API_KEYS: 'nocolon' }],
     ['API_KEYS', { API_KEYS: 'ops:short' }],
+    ['API_KEYS', { API_KEYS: `ops:ctk_${'a'.repeat(30)}:write` }],
+    ['API_KEYS', { API_KEYS: `ops:ctk_${'a'.repeat(30)}:read:x` }],
     ['RATE_LIMIT_PER_MINUTE', { RATE_LIMIT_PER_MINUTE: '-1' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
     ['PRICE_REFRESH_SECONDS', { PRICE_REFRESH_SECONDS: '5m' }],

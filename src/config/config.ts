@@ -7,6 +7,8 @@ export type DatabaseConfig = { kind: 'postgres'; url: string } | { kind: 'sqlite
 export interface BootstrapKey {
   account: string;
   key: string;
+  /** `read`: a read-only key (`account:key:read`); `full` otherwise. */
+  access: 'full' | 'read';
 }
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -81,9 +83,8 @@ function parseBootstrapKeys(raw: string): BootstrapKey[] {
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '')
     .map((entry, index) => {
-      const colon = entry.indexOf(':');
-      const account = colon < 0 ? '' : entry.slice(0, colon);
-      const key = colon < 0 ? '' : entry.slice(colon + 1);
+      // account:key, or account:key:read (keys hold no colon).
+      const [account = '', key = '', access = 'full', ...rest] = entry.split(':');
       if (!ACCOUNT_NAME.test(account)) {
         throw new ConfigError(
           `API_KEYS entry ${index + 1}: the account must be 1-64 of a-z, 0-9, "_" or "-" (format account:key)`,
@@ -95,7 +96,12 @@ function parseBootstrapKeys(raw: string): BootstrapKey[] {
           `API_KEYS entry ${index + 1} (account ${account}): the key must be "ctk_" followed by at least 22 characters of A-Z, a-z, 0-9, "_" or "-"`,
         );
       }
-      return { account, key };
+      if ((access !== 'full' && access !== 'read') || rest.length > 0) {
+        throw new ConfigError(
+          `API_KEYS entry ${index + 1} (account ${account}): after the key comes nothing, or ":read" for a read-only key`,
+        );
+      }
+      return { account, key, access: access as 'full' | 'read' };
     });
 }
 

@@ -27,8 +27,9 @@ export class AccountsService implements ApiKeyVerifier {
     return key;
   }
 
-  async addKey(account: string, key: string): Promise<void> {
-    await this.accounts.insertKey(account, keyPrefix(key), hashApiKey(key), new Date().toISOString());
+  /** Stores a given key (API_KEYS) unless it is stored already, whatever access it was stored with. */
+  async addKey(account: string, key: string, access: KeyAccess = 'full'): Promise<void> {
+    await this.accounts.insertKey(account, keyPrefix(key), hashApiKey(key), new Date().toISOString(), access);
   }
 
   listKeys(): Promise<KeyListing[]> {
@@ -75,7 +76,7 @@ export class KeyBootstrap implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    for (const { account, key } of this.config.bootstrapKeys) await this.accounts.addKey(account, key);
+    for (const { account, key, access } of this.config.bootstrapKeys) await this.accounts.addKey(account, key, access);
     if (await this.accounts.hasAnyKey()) return;
     const key = await this.accounts.createKey('default');
     // Written straight to stdout, never through the logger: the key must not end up in log storage.
