@@ -101,7 +101,7 @@ function parseBootstrapKeys(raw: string): BootstrapKey[] {
           `API_KEYS entry ${index + 1} (account ${account}): after the key comes nothing, or ":read" for a read-only key`,
         );
       }
-      return { account, key, access: access as 'full' | 'read' };
+      return { account, key, access };
     });
 }
 
