@@ -111,6 +111,36 @@ describe.each(DATABASES)('commands started together on an empty %s database', (k
   }, 60_000);
 });
 
+describe('a command beside a writer on an up-to-date SQLite database', () => {
+  it('starts without waiting for the write lock: it migrates and seeds nothing, so it writes nothing', async () => {
+    const db = await emptyDatabase('sqlite');
+    try {
+      expect((await runCli(db.url, ['keys', 'create', 'erin'])).code).toBe(0);
+      // Another process (a server committing a long import, say) holds the write lock until the
+      // command ends: a command that waited for it would fail after the busy timeout.
+      const writer = new Database(db.url.slice('sqlite:'.length));
+      writer.exec('BEGIN IMMEDIATE');
+      try {
+        const listed = await runCli(db.url, ['keys', 'list']);
+        expect([listed.code, listed.stderr]).toEqual([0, '']);
+        expect(listed.stdout).toContain('\terin\t');
+        for (const args of [
+          ['tags', 'export', '--account', 'erin'],
+          ['stats', 'verify'],
+        ]) {
+          const result = await runCli(db.url, args);
+          expect([args.join(' '), result.code]).toEqual([args.join(' '), 0]);
+        }
+      } finally {
+        writer.exec('ROLLBACK');
+        writer.close();
+      }
+    } finally {
+      await db.drop();
+    }
+  }, 60_000);
+});
+
 /** The names in the migrations table, in the order applied. */
 async function migrationNames(kind: 'sqlite' | 'postgres', url: string): Promise<string[]> {
   if (kind === 'sqlite') {

@@ -2,10 +2,13 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { CHAINS } from '../core/chains/chain-registry';
 import { Db, Sql } from './db.service';
 import { explorersJson, TOKENS } from './reference-data';
-import { rows, sql } from './sql';
+import { join, list, rows, sql } from './sql';
 
 /**
  * Brings the reference data in line with the shipped lists on every start, after the migrations.
+ * It reads first and writes only when something differs: most starts (every one but the first
+ * after an upgrade that changed the lists, or after a change made by hand) write nothing, so a
+ * command started beside a server busy writing to SQLite does not wait for its write lock.
  *
  * Chains follow the registry: every chain is there, in the registry's order, with its EVM chain
  * id, and with the registry's display data unless an import set it (`display_source`, migration
@@ -17,11 +20,53 @@ export class ReferenceDataService implements OnModuleInit {
   constructor(private readonly db: Db) {}
 
   async onModuleInit(): Promise<void> {
+    if (await isSeeded(this.db)) return;
     await this.db.transaction(async (tx) => {
       await seedChains(tx);
       await seedTokens(tx);
     });
   }
+}
+
+/**
+ * Whether seeding would change nothing: the registry's chains and only them, each at its position
+ * with its chain id, its display data the registry's or, as `display_source` says, an import's;
+ * every shipped token and deployment present. Anything else (a row from before `display_source`
+ * included) leaves it to the seeding itself.
+ */
+async function isSeeded(db: Sql): Promise<boolean> {
+  const stored = await db.query<{
+    chain: string;
+    position: number | string;
+    chain_id: number | string;
+    name: string;
+    icon_url: string;
+    explorers: string;
+    display_source: string | null;
+  }>(sql`SELECT chain, position, chain_id, name, icon_url, explorers, display_source FROM chains`);
+  if (stored.length !== CHAINS.length) return false;
+  const byChain = new Map(stored.map((row) => [row.chain, row]));
+  const chainsSettled = CHAINS.every((chain, position) => {
+    const row = byChain.get(chain.id);
+    if (row === undefined || Number(row.position) !== position || Number(row.chain_id) !== chain.chainId) return false;
+    if (row.display_source === 'import') return true;
+    return (
+      row.display_source === 'registry' &&
+      row.name === chain.name &&
+      row.icon_url === chain.iconUrl &&
+      row.explorers === explorersJson(chain.explorers)
+    );
+  });
+  if (!chainsSettled) return false;
+  const tokenIds = TOKENS.map((token) => token.id);
+  const deployments = TOKENS.flatMap((token) =>
+    token.deployments.map((d) => sql`(chain = ${d.chain} AND address = ${d.address})`),
+  );
+  const [counts] = await db.query<{ tokens: number | string; deployments: number | string }>(
+    sql`SELECT (SELECT COUNT(*) FROM tokens WHERE id IN (${list(tokenIds)})) AS tokens,
+               (SELECT COUNT(*) FROM token_deployments WHERE ${join(deployments, ' OR ')}) AS deployments`,
+  );
+  return Number(counts?.tokens) === tokenIds.length && Number(counts?.deployments) === deployments.length;
 }
 
 /**
