@@ -45,6 +45,11 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
   if (config.operations.metrics) app.use(httpMetrics(app.get(Metrics)));
   if (config.operations.corsOrigins !== undefined) app.enableCors(corsOptions(config.operations.corsOrigins));
   app.use(securityHeaders(HELMET_OPTIONS));
-  setupOpenApi(app, buildOpenApiDocument(app));
+  const document = buildOpenApiDocument(app);
+  // Behind a proxy, Swagger UI's requests go to the address clients use (a path it serves under included).
+  if (config.operations.publicUrl !== undefined) {
+    document.servers = [{ url: config.operations.publicUrl, description: 'This chaintags instance (PUBLIC_URL)' }];
+  }
+  setupOpenApi(app, document);
   return app;
 }

@@ -618,6 +618,13 @@ describe('behind a proxy (PUBLIC_URL)', () => {
     expect(second.body[0].id).not.toBe(first.body[0].id);
     expect(parseLinks(second.headers.link).first).toBe('https://api.example.com/chaintags/v2/transactions?per_page=1');
   });
+
+  it("names the public address as the served document's server, where Swagger UI sends its requests", async () => {
+    const { body } = await t.http().get('/docs-json').expect(200);
+    expect(body.servers).toEqual([
+      { url: 'https://api.example.com/chaintags', description: 'This chaintags instance (PUBLIC_URL)' },
+    ]);
+  });
 });
 
 describe('openapi.json', () => {
