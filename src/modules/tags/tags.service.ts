@@ -93,8 +93,8 @@ export class TagsService {
       tag,
       {
         address,
-        since: query.since === undefined ? undefined : parseInstant(query.since),
-        until: query.until === undefined ? undefined : parseInstant(query.until),
+        since: parseInstant(query.since),
+        until: parseInstant(query.until),
         after: position === undefined ? undefined : { at: position.time, id: Number(position.id) },
       },
       // One row more than the page tells whether another page follows.

@@ -25,8 +25,8 @@ export class TransactionsService {
   async page(accountId: number, query: TransactionsQueryDto): Promise<CursorPage<TransactionDto>> {
     const filters: TransactionFilters = {
       ...listFilters(query),
-      since: query.since === undefined ? undefined : parseInstant(query.since),
-      until: query.until === undefined ? undefined : parseInstant(query.until),
+      since: parseInstant(query.since),
+      until: parseInstant(query.until),
       direction: query.direction,
       after: query.after === undefined ? undefined : await this.cursors.decode(query.after),
     };
