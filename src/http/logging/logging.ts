@@ -65,9 +65,9 @@ const REQUEST_ID = /^[\w.:@-]{1,128}$/;
 
 /**
  * Structured request logs, one line per request: the request id (the `X-Request-Id` sent with it,
- * else a new UUID; sent back as `X-Request-Id`), the method, the URL with keys redacted, the status, the time taken and the key's
- * prefix. Lines of answered requests are `info`, 5xx answers `error`, and requests whose client
- * went away before the answer was sent `warn`.
+ * else a new UUID; sent back as `X-Request-Id`), the method, the URL with keys redacted, the
+ * status, the time taken and the key's prefix. Lines of answered requests are `info`, 5xx answers
+ * `error`, and requests whose client went away before the answer was sent `warn`.
  *
  * One line written from the root logger when the response closes is all a request costs here; a
  * child logger per request and an AsyncLocalStorage context around every request (what pino-http
