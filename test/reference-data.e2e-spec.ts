@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { CHAINS, type ChainId } from '../src/core/chains/chain-registry';
 import { Db } from '../src/database/db.service';
 import { sql } from '../src/database/sql';
@@ -57,6 +58,29 @@ describe.each(DATABASES)('reference data seeding on %s', (kind) => {
   it('serves the registry’s chains, in its order, on a fresh database', async () => {
     await expectChains(registryAnswer());
   });
+
+  if (kind === 'postgres') {
+    it('writes nothing to the reference tables on a start when they are up to date', async () => {
+      // Another session holds the tables against writes (reads pass): a start that seeded them
+      // would queue behind it, as replicas starting together queued on each other's rows.
+      const holder = new Client({ connectionString: database.url });
+      await holder.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query('LOCK TABLE chains, tokens, token_deployments IN EXCLUSIVE MODE');
+        await t.close();
+        const starting = startTestApp({ databaseUrl: database.url, keys: t.keys });
+        const blocked = new Promise<'blocked'>((resolve) => setTimeout(() => resolve('blocked'), 10_000).unref());
+        const outcome = await Promise.race([starting.then(() => 'started' as const), blocked]);
+        await holder.query('ROLLBACK');
+        t = await starting;
+        expect(outcome).toBe('started');
+      } finally {
+        await holder.end();
+      }
+      await expectChains(registryAnswer());
+    }, 60_000);
+  }
 
   it('refuses two chains at one position', async () => {
     await expect(db().execute(sql`UPDATE chains SET position = 0 WHERE chain = 'ethereum'`)).rejects.toThrow();
