@@ -97,10 +97,7 @@ export class TransactionsRepository {
       const members = addressSet(filters.scope);
       shared.push(sql`(from_address IN (${members}) OR to_address IN (${members}))`);
     }
-    const statement =
-      filters.direction === undefined
-        ? sentOrReceived(spellings, shared, limit)
-        : newest([sql`${raw(END[filters.direction])} IN (${spellings})`, ...shared], limit);
+    const statement = sentOrReceived(spellings, shared, limit, filters.direction);
     // One address reads the same two indexes whatever the address; with a tag the plan depends on its size.
     return this.db.query<TransactionRow>(filters.scope === undefined ? prepared(statement) : statement);
   }
@@ -155,11 +152,7 @@ export class TransactionsRepository {
       // SQLite reads `IN (subquery)` member by member from the address indexes; filterOnly keeps
       // it off the chain's index, which the walk above is meant to use.
       const onRows = listConditions(filters, (name) => filterOnly(this.db.dialect, name));
-      return this.db.query<TransactionRow>(
-        filters.direction === undefined
-          ? sentOrReceived(members, onRows, limit)
-          : newest([sql`${raw(END[filters.direction])} IN (${members})`, ...onRows], limit),
-      );
+      return this.db.query<TransactionRow>(sentOrReceived(members, onRows, limit, filters.direction));
     }
     const perMember = (end: string) =>
       sql`SELECT k.id, k.block_time FROM (${members}) m CROSS JOIN LATERAL (
@@ -323,9 +316,16 @@ function onEachChain(conditions: readonly SqlFragment[], limit: number): SqlFrag
 /**
  * The newest `limit` rows sent or received by one of `ends` (a list of spellings or a set's
  * subquery): one branch per end's index, each cut at `limit`, merged and cut again. The recipients'
- * branch leaves out rows whose sender is one of them too, so each row comes once.
+ * branch leaves out rows whose sender is one of them too, so each row comes once. With a
+ * `direction`, only that end's branch, all of it.
  */
-function sentOrReceived(ends: SqlFragment, conditions: readonly SqlFragment[], limit: number): SqlFragment {
+function sentOrReceived(
+  ends: SqlFragment,
+  conditions: readonly SqlFragment[],
+  limit: number,
+  direction?: 'sent' | 'received',
+): SqlFragment {
+  if (direction !== undefined) return newest([sql`${raw(END[direction])} IN (${ends})`, ...conditions], limit);
   const sent = newest([sql`from_address IN (${ends})`, ...conditions], limit);
   const received = newest([sql`to_address IN (${ends}) AND from_address NOT IN (${ends})`, ...conditions], limit);
   return sql`SELECT * FROM (${sent}) AS sent UNION ALL SELECT * FROM (${received}) AS received ${NEWEST_FIRST} LIMIT ${limit}`;
