@@ -317,12 +317,9 @@ describe.each(DATABASES)('foundation on %s', (kind) => {
       const writes = routes.filter((route) => route.method !== 'get');
       expect(writes.length).toBeGreaterThanOrEqual(10);
       for (const { method, path } of routes) {
-        const concrete = path
-          .replace(/:tag/g, 'walker_tag')
-          .replace(/:address/g, WALKER_ADDRESS)
-          .replace(/:id/g, 'wh_walkerwalkerwalke');
+        const concrete = walkerPath(path);
         const http = t.http();
-        const response = await http[method](concrete)
+        const response = await http[method](`${concrete}?${requiredQuery(path)}`)
           .set('X-API-Key', reader)
           .set('Content-Type', 'application/json')
           .send(`["${WALKER_ADDRESS}"]`);
@@ -358,12 +355,9 @@ describe.each(DATABASES)('foundation on %s', (kind) => {
       const unknown = 'unknown query parameter "not_a_parameter"';
       for (const { method, path } of routes) {
         // A valid tag, address and body: the unknown parameter is the request's only fault.
-        const concrete = path
-          .replace(/:tag/g, 'walker_tag')
-          .replace(/:address/g, WALKER_ADDRESS)
-          .replace(/:id/g, 'wh_walkerwalkerwalke');
+        const url = `${walkerPath(path)}?${requiredQuery(path)}`;
         const send = (query: string) =>
-          t.http()[method](`${concrete}?${query}`).set('Content-Type', 'application/json').send([WALKER_ADDRESS]);
+          t.http()[method](`${url}${query}`).set('Content-Type', 'application/json').send([WALKER_ADDRESS]);
         const rejected = await send(`api_key=${t.keys.alice}&not_a_parameter=1`);
         expect({ method, path, status: rejected.status, body: rejected.body }).toEqual({
           method,
@@ -634,6 +628,19 @@ describe('openapi.json', () => {
 });
 
 const WALKER_ADDRESS = '0x52908400098527886e0f7030069857d2e4169ee7';
+
+/** A registered route's path with a valid tag, address and webhook id in its parameters. */
+function walkerPath(path: string): string {
+  return path
+    .replace(/:tag/g, 'walker_tag')
+    .replace(/:address/g, WALKER_ADDRESS)
+    .replace(/:id/g, 'wh_walkerwalkerwalke');
+}
+
+/** The query parameters a route needs (`GET /v2/addresses` its addresses), each followed by `&`. */
+function requiredQuery(path: string): string {
+  return path === '/v2/addresses' ? `address=${WALKER_ADDRESS}&` : '';
+}
 
 /** Swagger UI and the OpenAPI document are served by SwaggerModule, not by controllers. */
 function isDocumentation(path: string): boolean {

@@ -194,6 +194,78 @@ describe.each(DATABASES)('address and tag stats on %s', (kind) => {
     expect((await t.http().get(path).set('X-API-Key', t.keys.bob).expect(200)).body.tags).toEqual([]);
     expect((await get(`/v2/addresses/${UNTAGGED[0]!.input}`)).body.tags).toEqual(['0']);
   });
+
+  it('looks up many addresses at once: each record as its own route answers it, in the order given', async () => {
+    const unknown = evmAddress('stats-never-seen');
+    const listed = [
+      outsider,
+      ...UNTAGGED,
+      legacy,
+      ...evm.filter((address) => !UNTAGGED.includes(address)),
+      segwit,
+      unknown,
+    ];
+    // Repeats in other spellings (checksummed, upper-case bech32) and the same twice collapse to the first.
+    const inputs = [...listed.map((address) => address.input), evm[2]!.canonical, segwit.canonical.toUpperCase()];
+    const query = `address=${inputs.slice(0, 6).join(',')}&${inputs
+      .slice(6)
+      .map((input) => `address=${encodeURIComponent(input)}`)
+      .join('&')}`;
+    for (const key of [t.keys.alice, t.keys.bob]) {
+      const singles = [];
+      for (const address of listed) {
+        singles.push((await t.http().get(`/v2/addresses/${address.input}`).set('X-API-Key', key).expect(200)).body);
+      }
+      const { body } = await t.http().get(`/v2/addresses?${query}`).set('X-API-Key', key).expect(200);
+      expect(body).toEqual(singles);
+    }
+    const { body } = await get(`/v2/addresses?${query}`);
+    expect((body as { address: string }[]).map((record) => record.address)).toEqual(
+      listed.map((address) => address.canonical),
+    );
+    for (const record of body as { address: string; stats: unknown }[]) {
+      expect(record.stats).toEqual(expectedStats(new Set([record.address])));
+    }
+    // The account's tags by the fixture (evm[0], with three holdings, carries two more from the test above).
+    const tagsOf = (address: TestAddress) => {
+      const named = Object.keys(TAGS).filter((tag) => TAGS[tag]!.includes(address));
+      return named.length > 0 ? named.sort() : UNTAGGED.includes(address) ? ['0'] : [];
+    };
+    for (const [index, record] of (body as { tags: string[] }[]).entries()) {
+      if (listed[index] === evm[0]) expect(record.tags).toContain('traders');
+      else expect(record.tags).toEqual(tagsOf(listed[index]!));
+    }
+  });
+
+  it('refuses a lookup without addresses, of more than a hundred, or with strings that are none', async () => {
+    const refused = async (query: string, code: string) => {
+      const { body } = await t.http().get(`/v2/addresses${query}`).set('X-API-Key', t.keys.alice).expect(400);
+      expect({ query: query.slice(0, 80), code: (body as { code: string }).code }).toEqual({
+        query: query.slice(0, 80),
+        code,
+      });
+      return body as { details: unknown[] };
+    };
+    const many = Array.from({ length: 101 }, (_unused, index) => evmAddress(`stats-many-${index}`).input);
+    for (const query of [
+      '',
+      `?address=${many.join(',')}`,
+      `?address=${many.slice(0, 60).join(',')}&address=${many.slice(60).join(',')}`,
+    ]) {
+      const body = await refused(query, 'INVALID_QUERY');
+      expect(body.details).toEqual([
+        { parameter: 'address', message: 'address must list 1 to 100 addresses, comma-separated or repeated' },
+      ]);
+    }
+    expect((await get(`/v2/addresses?address=${many.slice(0, 100).join(',')}`)).body).toHaveLength(100);
+    const body = await refused(`?address=${evm[0]!.input},0x1234,,${legacy.input},nope`, 'INVALID_ADDRESS');
+    expect(body.details).toEqual([
+      { parameter: 'address', index: 1, address: '0x1234', reason: expect.any(String) },
+      { parameter: 'address', index: 2, address: '', reason: expect.any(String) },
+      { parameter: 'address', index: 4, address: 'nope', reason: expect.any(String) },
+    ]);
+    await refused(`?address=${evm[0]!.input}&chain=base`, 'INVALID_QUERY');
+  });
 });
 
 /**

@@ -179,6 +179,17 @@ export function inTextsLookedUp(dialect: Dialect, values: readonly string[]): Sq
 }
 
 /**
+ * Text values as a table of one column, `alias(column)`, to write after FROM: one row a value, in
+ * a statement whose text does not change with their number. PostgreSQL unnests one bound array;
+ * SQLite reads one bound JSON array with `json_each`, as textRows does.
+ */
+export function textTable(dialect: Dialect, values: readonly string[], alias: string, column: string): SqlFragment {
+  return dialect === 'postgres'
+    ? sql`unnest(CAST(${values} AS text[])) AS ${raw(alias)}(${raw(column)})`
+    : sql`(SELECT value AS ${raw(column)} FROM json_each(${JSON.stringify(values)})) ${raw(alias)}`;
+}
+
+/**
  * Statistics for the planner of a table just filled in this transaction (a temporary one, which
  * PostgreSQL's autovacuum never analyses: without them every join with it is planned blind).
  * SQLite plans without statistics.

@@ -1,5 +1,6 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
 import { ParsedAddress, parseAddress } from '../../core/addresses';
+import { parseAddressList, unparsedAddresses } from '../../core/addresses/address-list';
 import { ApiError } from '../../core/errors';
 
 export const MAX_ADDRESSES_PER_REQUEST = 1000;
@@ -41,24 +42,8 @@ export class AddressListPipe implements PipeTransform<unknown, ParsedAddress[]> 
     if (notStrings.length > 0) {
       throw new ApiError('INVALID_BODY', 'Every element of the body must be an address string.', notStrings);
     }
-    const invalid: { index: number; address: string; reason: string }[] = [];
-    const distinct = new Map<string, ParsedAddress>();
-    (body as string[]).forEach((input, index) => {
-      const parsed = parseAddress(input);
-      if (!parsed.ok) invalid.push({ index, address: input.slice(0, 128), reason: parsed.reason });
-      else if (!distinct.has(parsed.address.canonical)) distinct.set(parsed.address.canonical, parsed.address);
-    });
-    if (invalid.length > 0) {
-      const names = invalid
-        .slice(0, 5)
-        .map((entry) => `"${entry.address}"`)
-        .join(', ');
-      throw new ApiError(
-        'INVALID_ADDRESS',
-        `${invalid.length} of the addresses ${invalid.length === 1 ? 'is' : 'are'} not valid on any supported chain: ${names}${invalid.length > 5 ? ', …' : ''}`,
-        invalid,
-      );
-    }
-    return [...distinct.values()];
+    const { addresses, unparsed } = parseAddressList(body as string[]);
+    if (unparsed.length > 0) throw unparsedAddresses(unparsed);
+    return addresses;
   }
 }

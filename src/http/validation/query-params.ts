@@ -1,7 +1,18 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Max, Min, ValidateBy } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Max,
+  Min,
+  ValidateBy,
+} from 'class-validator';
 import { CHAIN_IDS } from '../../core/chains/chain-ids';
 import { INSTANT_RULE, parseInstant } from '../../core/time/instant';
 
@@ -41,6 +52,33 @@ export const ChainFilter = (description: string): PropertyDecorator =>
 /** `address`: an address in any accepted spelling; the service parses it (INVALID_ADDRESS). */
 export const AddressFilter = (description: string): PropertyDecorator =>
   OptionalString({ description, example: '0x52908400098527886e0f7030069857d2e4169ee7' });
+
+/**
+ * A required list of 1 to `maximum` addresses, comma-separated, repeated (`?address=a&address=b`)
+ * or both, as one array; the service parses each (INVALID_ADDRESS naming every one that is none).
+ */
+export const AddressList = (maximum: number, description: string): PropertyDecorator => {
+  const message = `$property must list 1 to ${maximum} addresses, comma-separated or repeated`;
+  return applyDecorators(
+    ApiProperty({
+      description,
+      type: [String],
+      minItems: 1,
+      maxItems: maximum,
+      example: ['0x52908400098527886e0f7030069857d2e4169ee7', 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4'],
+    }),
+    Transform(({ value }: { value: unknown }) => {
+      const values = typeof value === 'string' ? [value] : value;
+      return Array.isArray(values) && values.every((item) => typeof item === 'string')
+        ? values.flatMap((item: string) => item.split(','))
+        : value;
+    }),
+    IsArray({ message }),
+    IsString({ each: true, message }),
+    ArrayMinSize(1, { message }),
+    ArrayMaxSize(maximum, { message }),
+  );
+};
 
 /** `token_address`; `subject` says what the list keeps, e.g. "Only holdings of this token". */
 export const TokenAddressFilter = (subject: string): PropertyDecorator =>

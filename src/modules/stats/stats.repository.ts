@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Db, type Sql } from '../../database/db.service';
 import { addressSet } from '../../database/address-sets';
 import { type Drift, findDrift, rebuildAggregates } from '../aggregates/aggregates.service';
-import { bigSum, filterOnly, inTexts, joinedText } from '../../database/dialect';
+import { bigSum, filterOnly, inTexts, joinedText, textTable } from '../../database/dialect';
 import { addressChunks, prepared, raw, sql, SqlFragment } from '../../database/sql';
 import { NamedTag, TagScope } from '../../core/tags/tag-scope';
 import { type MemberVersion, ReservedSetCounts } from './reserved-set-counts';
@@ -27,6 +27,11 @@ interface Counts {
   token_holding_count: number;
   txn_count: number;
 }
+
+/** An address's kept counts, its balances per token deployment, and the account's view of it. */
+export type AddressCounts = Counts & { totals: DeploymentTotal[]; tracked: boolean; tags: string[] };
+
+type AddressRow = CountRow & NullableTotalRow & { address: string; tracked: number | string; tags: string | null };
 
 /**
  * Stats of one address or of a tag's address set, read from the kept aggregates
@@ -69,28 +74,43 @@ export class StatsRepository {
    * statement, so a request wakes one backend once and holds one pooled connection. One row per
    * holding, each carrying the counts and the tags, or one row without a holding.
    */
-  async forAddress(
-    address: string,
-    accountId: number,
-  ): Promise<Counts & { totals: DeploymentTotal[]; tracked: boolean; tags: string[] }> {
-    const rows = await this.db.query<CountRow & NullableTotalRow & { tracked: number | string; tags: string | null }>(
-      prepared(sql`SELECT s.holding_count AS holdings, s.txn_count AS transactions, h.balance, d.decimals,
+  async forAddress(address: string, accountId: number): Promise<AddressCounts> {
+    const rows = await this.addressRows(sql`(SELECT ${address} AS address) a`, accountId);
+    return toAddressCounts(rows);
+  }
+
+  /**
+   * forAddress for up to a hundred addresses in one statement (`GET /v2/addresses?address=`): the
+   * same figures for each, by address. Not kept prepared: the addresses' rows are looked up in
+   * tables a follower or a tag load may be filling (see `prepared`).
+   */
+  async forAddresses(addresses: readonly string[], accountId: number): Promise<Map<string, AddressCounts>> {
+    const rows = await this.addressRows(textTable(this.db.dialect, addresses, 'a', 'address'), accountId, false);
+    const byAddress = new Map<string, AddressRow[]>();
+    for (const row of rows) {
+      const held = byAddress.get(row.address);
+      if (held === undefined) byAddress.set(row.address, [row]);
+      else held.push(row);
+    }
+    return new Map([...byAddress].map(([address, held]) => [address, toAddressCounts(held)]));
+  }
+
+  /**
+   * One row per holding above zero of each address of `from` (a FROM item `a` of one column,
+   * `address`), each carrying the address's kept counts and the account's tags of it, or one row
+   * without a holding.
+   */
+  private addressRows(from: SqlFragment, accountId: number, keepPrepared = true): Promise<AddressRow[]> {
+    const statement = sql`SELECT a.address, s.holding_count AS holdings, s.txn_count AS transactions, h.balance, d.decimals,
               (SELECT p.usd FROM prices p WHERE p.token_id = d.token_id ORDER BY p.at DESC LIMIT 1) AS usd,
-              (SELECT COUNT(*) FROM tracked_addresses tr WHERE tr.account_id = ${accountId} AND tr.address = ${address}) AS tracked,
+              (SELECT COUNT(*) FROM tracked_addresses tr WHERE tr.account_id = ${accountId} AND tr.address = a.address) AS tracked,
               (SELECT ${joinedText(this.db.dialect, raw('t.name'), ',')} FROM address_tags m JOIN tags t ON t.id = m.tag_id
-                WHERE m.address = ${address} AND m.account_id = ${accountId}) AS tags
-          FROM (SELECT ${address} AS address) a
+                WHERE m.address = a.address AND m.account_id = ${accountId}) AS tags
+          FROM ${from}
           LEFT JOIN address_stats s ON s.address = a.address
           LEFT JOIN holdings h ON h.address = a.address AND h.balance <> '0'
-          LEFT JOIN token_deployments d ON d.chain = h.chain AND d.address = h.token_address`),
-    );
-    const first = rows[0]!;
-    return {
-      ...toCounts(first),
-      totals: totalsOf(rows),
-      tracked: Number(first.tracked) > 0,
-      tags: first.tags === null ? [] : first.tags.split(','),
-    };
+          LEFT JOIN token_deployments d ON d.chain = h.chain AND d.address = h.token_address`;
+    return this.db.query<AddressRow>(keepPrepared ? prepared(statement) : statement);
   }
 
   /**
@@ -261,6 +281,17 @@ function countColumns(members: Membership): SqlFragment {
     (SELECT COUNT(*) FROM transactions t WHERE ${members.is('t.from_address')})
       + (SELECT COUNT(*) FROM transactions t WHERE ${members.is('t.to_address')} AND ${members.isNot('t.from_address')})
       AS transactions`;
+}
+
+/** An address's rows of addressRows (at least one) as its figures. */
+function toAddressCounts(rows: readonly AddressRow[]): AddressCounts {
+  const first = rows[0]!;
+  return {
+    ...toCounts(first),
+    totals: totalsOf(rows),
+    tracked: Number(first.tracked) > 0,
+    tags: first.tags === null ? [] : first.tags.split(','),
+  };
 }
 
 function toCounts(row: CountRow | undefined): Counts {

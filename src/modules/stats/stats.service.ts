@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { NamedScope } from '../../core/tags/tag-scope';
 import type { Drift } from '../aggregates/aggregates.service';
-import { StatsRepository } from './stats.repository';
+import { type AddressCounts, StatsRepository } from './stats.repository';
 import { totalUsd } from '../../core/money/valuation';
 import { listedTags } from '../../core/tags/tag-rules';
 
@@ -13,6 +13,12 @@ export interface AddressStats {
 
 export interface TagStats extends AddressStats {
   address_count: number;
+}
+
+/** An address's stats beside the account's tags of it. */
+export interface AddressView {
+  stats: AddressStats;
+  tags: string[];
 }
 
 /** What `stats verify` found, and whether it rewrote the aggregates. */
@@ -45,16 +51,14 @@ export class StatsService {
   }
 
   /** An address's stats, and the account's tags of it (`listedTags`), read together. */
-  async forAddress(address: string, accountId: number): Promise<{ stats: AddressStats; tags: string[] }> {
-    const found = await this.stats.forAddress(address, accountId);
-    return {
-      stats: {
-        token_holding_count: found.token_holding_count,
-        txn_count: found.txn_count,
-        total_value_usd: totalUsd(found.totals),
-      },
-      tags: listedTags(found.tracked, found.tags),
-    };
+  async forAddress(address: string, accountId: number): Promise<AddressView> {
+    return toAddressView(await this.stats.forAddress(address, accountId));
+  }
+
+  /** forAddress for each of up to a hundred addresses (canonical), read in one statement; by address. */
+  async forAddresses(addresses: readonly string[], accountId: number): Promise<Map<string, AddressView>> {
+    const found = await this.stats.forAddresses(addresses, accountId);
+    return new Map([...found].map(([address, counts]) => [address, toAddressView(counts)]));
   }
 
   /** A tag's stats: a real tag's from its kept rows (undefined when there is no such tag), the reserved tag's computed. */
@@ -75,4 +79,15 @@ export class StatsService {
     const [counts, totals] = await Promise.all([this.stats.countsForSet(scope), this.stats.totalsForScope(scope)]);
     return { ...counts, totals };
   }
+}
+
+function toAddressView(found: AddressCounts): AddressView {
+  return {
+    stats: {
+      token_holding_count: found.token_holding_count,
+      txn_count: found.txn_count,
+      total_value_usd: totalUsd(found.totals),
+    },
+    tags: listedTags(found.tracked, found.tags),
+  };
 }
