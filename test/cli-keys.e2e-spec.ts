@@ -8,6 +8,7 @@ import { runCli, runNpmCli } from './support/cli';
 import Database from 'better-sqlite3';
 import { Client } from 'pg';
 import { MIGRATIONS } from '../src/database/migrations';
+import { AccountsService } from '../src/modules/accounts/accounts.service';
 import { DATABASES, emptyDatabase, startTestApp, TestApp } from './support/test-app';
 
 describe.each(DATABASES)('keys CLI on %s', (kind) => {
@@ -48,7 +49,7 @@ describe.each(DATABASES)('keys CLI on %s', (kind) => {
     expect(listed.code).toBe(0);
     expect(listed.stdout).not.toContain(key);
     const line = listed.stdout.split('\n').find((row) => row.startsWith(key.slice(0, 12)));
-    expect(line?.split('\t')).toEqual([key.slice(0, 12), 'erin', expect.stringMatching(/Z$/), '-', 'full']);
+    expect(line?.split('\t')).toEqual([key.slice(0, 12), 'erin', expect.stringMatching(/Z$/), '-', 'full', '-']);
 
     const revoked = await runCli(url, ['keys', 'revoke', key.slice(0, 12)]);
     expect(revoked).toMatchObject({ code: 0, stdout: '' });
@@ -82,6 +83,65 @@ describe.each(DATABASES)('keys CLI on %s', (kind) => {
       .set('Content-Type', 'application/json')
       .send('["0x52908400098527886e0f7030069857d2e4169ee7"]');
     expect([refused.status, refused.body.code]).toEqual([403, 'READ_ONLY_KEY']);
+  }, 60_000);
+
+  it('creates a key that expires, and moves the expiry of a running server’s key, which counts from the next request', async () => {
+    const accounts = t.app.get(AccountsService);
+    const listed = async (key: string) => (await accounts.listKeys()).find((row) => key.startsWith(row.prefix))!;
+    const created = await runCli(url, ['keys', 'create', 'frank', '--expires', '30d']);
+    expect(created).toMatchObject({ code: 0, stderr: '' });
+    const key = created.stdout.trim();
+    const prefix = key.slice(0, 12);
+    const line = (await runCli(url, ['keys', 'list'])).stdout.split('\n').find((row) => row.startsWith(prefix));
+    const [, , createdAt, revokedAt, access, expiresAt] = line!.split('\t');
+    expect([revokedAt, access]).toEqual(['-', 'full']);
+    expect(Date.parse(expiresAt!) - Date.parse(createdAt!)).toBe(30 * 86_400_000);
+    await t.http().get('/v2/chains').set('X-API-Key', key).expect(200);
+
+    // Expired by a time gone by: refused at once, listed with when (not as revoked).
+    const expired = await runCli(url, ['keys', 'expire', prefix, '2026-01-01T00:00:00Z']);
+    expect(expired).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: `the key ${prefix}… expires at 2026-01-01T00:00:00.000Z\n`,
+    });
+    const refused = await t.http().get('/v2/chains').set('X-API-Key', key).expect(401);
+    expect(refused.body.code).toBe('UNAUTHORIZED');
+    expect(await listed(key)).toMatchObject({ revoked_at: null, expires_at: '2026-01-01T00:00:00.000Z' });
+
+    // `never` takes the expiry away; an expiry a moment ahead is accepted until it passes.
+    await accounts.expireKey(prefix, 'never');
+    await t.http().get('/v2/chains').set('X-API-Key', key).expect(200);
+    expect(await listed(key)).toMatchObject({ revoked_at: null, expires_at: null });
+    const soon = new Date(Date.now() + 1_000).toISOString();
+    await accounts.expireKey(prefix, soon);
+    if (Date.now() < Date.parse(soon) - 200) await t.http().get('/v2/chains').set('X-API-Key', key).expect(200);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(soon) - Date.now() + 10)));
+    await t.http().get('/v2/chains').set('X-API-Key', key).expect(401);
+  }, 60_000);
+
+  it('refuses an expiry that is gone by or not a time, and a revoked key’s expiry', async () => {
+    const accounts = t.app.get(AccountsService);
+    const before = (await accounts.listKeys()).length;
+    const refusedCreate = await runCli(url, ['keys', 'create', 'frank', '--expires', '2026-01-01T00:00:00Z']);
+    expect(refusedCreate).toMatchObject({ code: 1, stdout: '' });
+    expect(refusedCreate.stderr).toContain('--expires must be a time to come');
+    for (const when of ['now', '0m']) {
+      await expect(accounts.createKey('frank', 'full', when)).rejects.toThrow('--expires must be a time to come');
+    }
+    for (const when of ['tomorrow', '1w', '', '2027-02-30T00:00:00Z', 'never']) {
+      await expect(accounts.createKey('frank', 'full', when)).rejects.toThrow('the expiry must be');
+    }
+    expect((await accounts.listKeys()).length).toBe(before);
+
+    const prefix = (await accounts.createKey('frank')).slice(0, 12);
+    const refusedExpiry = await runCli(url, ['keys', 'expire', prefix, 'soon']);
+    expect(refusedExpiry).toMatchObject({ code: 1, stdout: '' });
+    expect(refusedExpiry.stderr).toContain('the expiry must be');
+    await expect(accounts.expireKey('ctk_zzzzzzzz', '1d')).rejects.toThrow('no key starts with');
+    await accounts.revokeKey(prefix);
+    await expect(accounts.expireKey(prefix, '1d')).rejects.toThrow('already revoked');
+    expect((await accounts.listKeys()).find((row) => row.prefix === prefix)).toMatchObject({ expires_at: null });
   }, 60_000);
 
   it('fails with a message and exit code 1 on bad input', async () => {

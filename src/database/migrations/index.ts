@@ -26,6 +26,7 @@ import { AddressVersions1763700000190 } from './1763700000190-address-versions';
 import { WebhookIdempotencyKeys1763700000200 } from './1763700000200-webhook-idempotency-keys';
 import { FailedDeliveries1763700000210 } from './1763700000210-failed-deliveries';
 import { ReadOnlyKeys1763700000220 } from './1763700000220-read-only-keys';
+import { KeyExpiry1763700000230 } from './1763700000230-key-expiry';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -57,4 +58,5 @@ export const MIGRATIONS = [
   WebhookIdempotencyKeys1763700000200,
   FailedDeliveries1763700000210,
   ReadOnlyKeys1763700000220,
+  KeyExpiry1763700000230,
 ];

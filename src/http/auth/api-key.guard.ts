@@ -7,7 +7,7 @@ import { IS_PUBLIC } from './public.decorator';
 export const API_KEY_HEADER = 'x-api-key';
 /** The query parameter that may carry the key; every route accepts it. */
 export const API_KEY_PARAMETER = 'api_key';
-export const KEY_REJECTED = 'The API key is unknown or has been revoked.';
+export const KEY_REJECTED = 'The API key is unknown, revoked or expired.';
 
 /** Global guard: every route needs an active key, from `?api_key=` or the `X-API-Key` header, unless marked @Public(). */
 @Injectable()

@@ -13,6 +13,7 @@ export interface KeyListing {
   created_at: string;
   revoked_at: string | null;
   access: KeyAccess;
+  expires_at: string | null;
 }
 
 interface KeyRow {
@@ -21,13 +22,15 @@ interface KeyRow {
   created_at: Date | string;
   revoked_at: Date | string | null;
   access: KeyAccess;
+  expires_at: Date | string | null;
 }
 
 @Injectable()
 export class AccountsRepository {
   constructor(private readonly db: Db) {}
 
-  async findActiveKey(keyHash: string): Promise<KeyOwner | undefined> {
+  /** The owner of the key with that hash, unless it is revoked or expired at `now`. */
+  async findActiveKey(keyHash: string, now: string): Promise<KeyOwner | undefined> {
     const rows = await this.db.query<{
       id: number | string;
       account_id: number | string;
@@ -35,7 +38,8 @@ export class AccountsRepository {
       access: KeyAccess;
     }>(
       prepared(
-        sql`SELECT id, account_id, prefix, access FROM api_keys WHERE key_hash = ${keyHash} AND revoked_at IS NULL`,
+        sql`SELECT id, account_id, prefix, access FROM api_keys
+         WHERE key_hash = ${keyHash} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ${now})`,
       ),
     );
     const row = rows[0];
@@ -53,13 +57,23 @@ export class AccountsRepository {
     return this.db.count(sql`SELECT COUNT(*) FROM api_keys`);
   }
 
-  /** Adds a key (and its account when new); an already stored key hash is left alone. */
-  insertKey(account: string, prefix: string, keyHash: string, now: string, access: KeyAccess = 'full'): Promise<void> {
+  /**
+   * Adds a key (and its account when new), expiring at `expiresAt` (never when undefined); an
+   * already stored key hash is left alone.
+   */
+  insertKey(
+    account: string,
+    prefix: string,
+    keyHash: string,
+    now: string,
+    access: KeyAccess = 'full',
+    expiresAt?: string,
+  ): Promise<void> {
     return this.db.transaction(async (tx) => {
       const accountId = await ensureAccount(tx, account, now);
       await tx.execute(
-        sql`INSERT INTO api_keys (account_id, prefix, key_hash, created_at, access)
-         VALUES (${accountId}, ${prefix}, ${keyHash}, ${now}, ${access})
+        sql`INSERT INTO api_keys (account_id, prefix, key_hash, created_at, access, expires_at)
+         VALUES (${accountId}, ${prefix}, ${keyHash}, ${now}, ${access}, ${expiresAt ?? null})
          ON CONFLICT (key_hash) DO NOTHING`,
       );
     });
@@ -67,7 +81,7 @@ export class AccountsRepository {
 
   async listKeys(): Promise<KeyListing[]> {
     const rows = await this.db.query<KeyRow>(
-      sql`SELECT k.prefix, a.name AS account, k.created_at, k.revoked_at, k.access
+      sql`SELECT k.prefix, a.name AS account, k.created_at, k.revoked_at, k.access, k.expires_at
        FROM api_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.created_at, k.id`,
     );
     return rows.map((row) => ({
@@ -76,6 +90,7 @@ export class AccountsRepository {
       created_at: toIso(row.created_at),
       revoked_at: row.revoked_at === null ? null : toIso(row.revoked_at),
       access: row.access,
+      expires_at: row.expires_at === null ? null : toIso(row.expires_at),
     }));
   }
 
@@ -94,6 +109,11 @@ export class AccountsRepository {
 
   async revokeKey(id: number, now: string): Promise<void> {
     await this.db.execute(sql`UPDATE api_keys SET revoked_at = ${now} WHERE id = ${id} AND revoked_at IS NULL`);
+  }
+
+  /** Sets when the key expires (null: never), whatever it was set to before. */
+  async setExpiry(id: number, expiresAt: string | null): Promise<void> {
+    await this.db.execute(sql`UPDATE api_keys SET expires_at = ${expiresAt} WHERE id = ${id}`);
   }
 }
 

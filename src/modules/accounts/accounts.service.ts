@@ -3,6 +3,7 @@ import { ACCOUNT_NAME, APP_CONFIG, AppConfig } from '../../config/config';
 import type { ApiKeyVerifier, KeyOwner } from '../../http/auth/auth';
 import { AccountsRepository, KeyAccess, KeyListing } from './accounts.repository';
 import { generateApiKey, hashApiKey, KEY_PREFIX_LENGTH, keyPrefix } from './api-key';
+import { EXPIRY_RULE, parseExpiry } from './key-expiry';
 
 export class AccountsError extends Error {}
 
@@ -10,20 +11,31 @@ export class AccountsError extends Error {}
 export class AccountsService implements ApiKeyVerifier {
   constructor(private readonly accounts: AccountsRepository) {}
 
-  /** The owner of an active key; keys are looked up by hash on every request, so a revocation counts at once. */
+  /**
+   * The owner of an active key (neither revoked nor expired); keys are looked up by hash on every
+   * request, so a revocation or an expiry counts at once.
+   */
   authenticate(key: string): Promise<KeyOwner | undefined> {
-    return this.accounts.findActiveKey(hashApiKey(key));
+    return this.accounts.findActiveKey(hashApiKey(key), new Date().toISOString());
   }
 
-  /** A new key for the account (created when new); `read`: a key that may only read (GET and HEAD). */
-  async createKey(account: string, access: KeyAccess = 'full'): Promise<string> {
+  /**
+   * A new key for the account (created when new); `read`: a key that may only read (GET and HEAD);
+   * `expires`: when it stops being accepted (EXPIRY_RULE; a time to come), never when undefined.
+   */
+  async createKey(account: string, access: KeyAccess = 'full', expires?: string): Promise<string> {
     if (!ACCOUNT_NAME.test(account)) {
       throw new AccountsError(
         'account names are 1-64 characters of a-z, 0-9, "_" and "-", starting with a letter or digit',
       );
     }
+    const now = new Date();
+    const expiresAt = expires === undefined ? undefined : expiryOf(expires, now);
+    if (expiresAt !== undefined && expiresAt <= now.toISOString()) {
+      throw new AccountsError(`--expires must be a time to come, not ${expiresAt}`);
+    }
     const key = generateApiKey();
-    await this.accounts.insertKey(account, keyPrefix(key), hashApiKey(key), new Date().toISOString(), access);
+    await this.accounts.insertKey(account, keyPrefix(key), hashApiKey(key), now.toISOString(), access, expiresAt);
     return key;
   }
 
@@ -37,6 +49,24 @@ export class AccountsService implements ApiKeyVerifier {
   }
 
   async revokeKey(prefix: string): Promise<void> {
+    const key = await this.unrevokedKey(prefix);
+    await this.accounts.revokeKey(key.id, new Date().toISOString());
+  }
+
+  /**
+   * Sets when the key stops being accepted (EXPIRY_RULE, or `never`), replacing any expiry it had:
+   * to move clients to a new key, give the old one a few hours or days. Answers the instant (null:
+   * never). A time gone by expires it at once, as a revocation would, but `keys list` shows when.
+   */
+  async expireKey(prefix: string, when: string): Promise<string | null> {
+    const expiresAt = when === 'never' ? null : expiryOf(when, new Date());
+    const key = await this.unrevokedKey(prefix);
+    await this.accounts.setExpiry(key.id, expiresAt);
+    return expiresAt;
+  }
+
+  /** The one key that starts with the prefix, and is not revoked. */
+  private async unrevokedKey(prefix: string): Promise<{ id: number }> {
     if (prefix.length < 5 || prefix.length > KEY_PREFIX_LENGTH) {
       throw new AccountsError(
         `give between 5 and ${KEY_PREFIX_LENGTH} leading characters of the key, as "keys list" shows them`,
@@ -47,7 +77,7 @@ export class AccountsService implements ApiKeyVerifier {
     if (matches.length > 1)
       throw new AccountsError(`${matches.length} keys start with ${prefix}; give more characters`);
     if (matches[0]!.revoked) throw new AccountsError(`the key starting with ${prefix} is already revoked`);
-    await this.accounts.revokeKey(matches[0]!.id, new Date().toISOString());
+    return matches[0]!;
   }
 
   /** The id of the account with that name (accounts come into being with their first key). */
@@ -87,4 +117,10 @@ export class KeyBootstrap implements OnApplicationBootstrap {
     );
     this.logger.log(`created the first API key ${keyPrefix(key)}… for account "default"`);
   }
+}
+
+function expiryOf(when: string, now: Date): string {
+  const at = parseExpiry(when, now);
+  if (at === undefined) throw new AccountsError(`the expiry must be ${EXPIRY_RULE}; got "${when.slice(0, 64)}"`);
+  return at;
 }
