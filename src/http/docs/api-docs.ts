@@ -49,6 +49,7 @@ const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
   NOT_FOUND: noRoute('GET', '/v2/nothing'),
   WEBHOOK_NOT_FOUND: 'No webhook "wh_3kTq8b2PZ4w6X9rYc1dV" in this account.',
   TRANSACTION_NOT_FOUND: 'No transaction "ethereum:0x5c50…:native".',
+  TAG_EXISTS: 'The account has a tag "whales" already.',
   PAYLOAD_TOO_LARGE: BODY_TOO_LARGE,
   UNSUPPORTED_MEDIA_TYPE: JSON_REQUIRED,
   TAG_LIMIT_EXCEEDED: `An address can carry at most ${MAX_TAGS_PER_ADDRESS} tags.`,

@@ -13,6 +13,7 @@ export {
   busyAddresses,
   deleteTagAggregates,
   lockForMembershipChange,
+  lockForRename,
   quietReads,
   readMembersPart,
   shareAddresses,

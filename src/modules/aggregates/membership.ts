@@ -7,7 +7,7 @@ import { KEPT_AGGREGATES } from './registry';
 import { pairedAddresses, pairedAmong } from './tables/address-pairs';
 import { shareAddressRows } from './tables/address-stats';
 import { lockTag, lockTags } from './tables/tag-stats';
-import { lockTrackedRows } from './tables/tracked-tagged';
+import { lockTrackedRows, lockTrackedSet } from './tables/tracked-tagged';
 
 /**
  * What a set of addresses brings to a tag's aggregates, read before the tag's row is locked: it
@@ -579,16 +579,41 @@ export async function deleteTagAggregates(tx: Sql, tagId: number): Promise<void>
  * written), then the tag's row (as applyMembersPart). A tag's deletion shares no address_stats row;
  * `changing` is then its members as last committed, read before any lock. Answers those of
  * `changing` that have no tracked row (not tracked: no change can give them a membership meanwhile),
- * and whether the tag's row was still there to lock (false: another request deleted the tag).
+ * and whether the tag was still there under its name to lock (false: another request deleted or
+ * renamed it after this one found it; a rename holds the tag's row while it renames, lockForRename).
  */
 export async function lockForMembershipChange(
   tx: Sql,
-  tag: { tagId: number; accountId: number },
+  tag: { tagId: number; accountId: number; name: string },
   shared: readonly string[],
   changing: readonly string[] = shared,
 ): Promise<{ untracked: string[]; live: boolean }> {
   await shareAddressRows(tx, [...new Set(shared)].sort(binaryOrder));
   const untracked = await lockTrackedRows(tx, tag.accountId, [...new Set(changing)].sort(binaryOrder));
-  const live = await lockTags(tx, [tag.tagId]);
-  return { untracked, live: live.length > 0 };
+  const live = (await lockTags(tx, [tag.tagId])).length > 0 && (await stillNamed(tx, tag.tagId, tag.name));
+  return { untracked, live };
+}
+
+/**
+ * Before renaming a tag: the account's tracked set alone, which every tag assignment and import
+ * holds shared from its start, before it finds its tags by name (so none of them is under way, and
+ * none finds the tag by either name until the rename commits), then the tag's row, which removals
+ * and deletions lock before they check the name (lockForMembershipChange). Answers the tag's id,
+ * or undefined when the account has no tag of that name.
+ */
+export async function lockForRename(tx: Sql, accountId: number, name: string): Promise<number | undefined> {
+  await lockTrackedSet(tx, accountId, 'replacing');
+  const [found] = await tx.query<{ id: number | string }>(
+    sql`SELECT id FROM tags WHERE account_id = ${accountId} AND name = ${name}`,
+  );
+  if (found === undefined) return undefined;
+  const id = Number(found.id);
+  // Deleted between the two statements: no tag of that name.
+  return (await lockTag(tx, id)) === undefined ? undefined : id;
+}
+
+/** Whether the tag still has that name (its row locked by the caller). */
+async function stillNamed(tx: Sql, tagId: number, name: string): Promise<boolean> {
+  const found = await tx.query(prepared(sql`SELECT id FROM tags WHERE id = ${tagId} AND name = ${name}`));
+  return found.length > 0;
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { ParsedAddress } from '../../core/addresses';
 import { AddressListPipe } from '../../http/validation/address.pipes';
@@ -7,7 +7,7 @@ import { AccountId, CallerKey } from '../../http/auth/auth';
 import { JsonBody } from '../../http/json-body';
 import { PageAnswer, Paged, Pager } from '../../http/paging/paged';
 import { PageQueryDto } from '../../http/validation/query.dto';
-import { TagDetailsDto, TaggedAddressDto, TagSummaryDto } from './dto/tag.dto';
+import { RenameTagDto, TagDetailsDto, TaggedAddressDto, TagSummaryDto } from './dto/tag.dto';
 import { TagHistoryEntryDto, TagHistoryQueryDto } from './dto/tag-history.dto';
 import { TagParam } from '../../http/validation/path-params';
 import { TagsService } from './tags.service';
@@ -122,6 +122,36 @@ export class TagsController {
     @CallerKey() key: string,
   ): Promise<TaggedAddressDto[]> {
     return this.tags.removeFrom(accountId, tag, addresses, key);
+  }
+
+  @Patch(':tag')
+  @JsonBody()
+  @ApiOperation({
+    summary: 'Rename a tag',
+    description:
+      'Extension: gives the tag a new name (`{"name": "…"}`). Its addresses, stats, `created_at` and `updated_at` stay, ' +
+      "and the account's webhooks listening to it listen to the new name. The history records each member removed " +
+      'under the old name and added under the new one. 409 `TAG_EXISTS` when the account has a tag of the new name; ' +
+      'the same name changes nothing.',
+  })
+  @ApiBody({ type: RenameTagDto })
+  @ApiOkResponse({ type: TagSummaryDto, description: 'The tag under its new name.' })
+  @ApiErrors(
+    'INVALID_TAG',
+    'INVALID_BODY',
+    'TAG_NOT_FOUND',
+    'TAG_EXISTS',
+    'PAYLOAD_TOO_LARGE',
+    'UNSUPPORTED_MEDIA_TYPE',
+    'INVALID_QUERY',
+  )
+  rename(
+    @AccountId() accountId: number,
+    @TagParam() tag: string,
+    @Body() body: unknown,
+    @CallerKey() key: string,
+  ): Promise<TagSummaryDto> {
+    return this.tags.rename(accountId, tag, body, key);
   }
 
   @Delete(':tag')

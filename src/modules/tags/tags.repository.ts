@@ -9,6 +9,7 @@ import {
   deleteTagAggregates,
   flagFirstTags,
   lockForMembershipChange,
+  lockForRename,
   lockTrackedRows,
   lockTrackedSet,
   type MembersPart,
@@ -289,6 +290,52 @@ export class TagsRepository {
       await tx.execute(sql`DELETE FROM address_tags WHERE tag_id = ${tag.tagId}`);
       await tx.execute(sql`DELETE FROM tags WHERE id = ${tag.tagId}`);
       return true;
+    });
+  }
+
+  /**
+   * Gives the account's tag `from` the name `to`: its row, members, kept aggregates and
+   * `created_at` stay, and each member is recorded `removed` under the old name and `added` under
+   * the new one (the history names tags, and each name's history then replays to its members).
+   * `alsoRenamed` runs in the same transaction (the webhooks' tag names). Answers the tag as
+   * renamed; `missing` when the account has no tag `from`, `taken` when it has one named `to`.
+   * The locks: lockForRename (no assignment or import of the account under way meanwhile, and the
+   * tag's row, which removals and deletions check its name under).
+   */
+  renameTag(
+    accountId: number,
+    from: string,
+    to: string,
+    change: Change,
+    alsoRenamed: (tx: Sql) => Promise<void>,
+  ): Promise<TagSummaryRow | 'missing' | 'taken'> {
+    return this.db.transaction(async (tx) => {
+      const id = await lockForRename(tx, accountId, from);
+      if (id === undefined) return 'missing';
+      if (to !== from) {
+        if ((await existingTagId(tx, accountId, to)) !== undefined) return 'taken';
+        const members = await tx.query<{ address: string }>(sql`SELECT address FROM address_tags WHERE tag_id = ${id}`);
+        const addresses = members.map((row) => row.address).sort(binaryOrder);
+        await recordHistory(tx, accountId, from, addresses, 'removed', change);
+        await recordHistory(tx, accountId, to, addresses, 'added', change);
+        await tx.execute(sql`UPDATE tags SET name = ${to} WHERE id = ${id}`);
+        await alsoRenamed(tx);
+      }
+      const [row] = await tx.query<{
+        name: string;
+        address_count: number | string;
+        created_at: Date | string;
+        updated_at: Date | string;
+      }>(
+        sql`SELECT t.name, s.address_count, t.created_at, t.updated_at
+            FROM tags t JOIN tag_stats s ON s.tag_id = t.id WHERE t.id = ${id}`,
+      );
+      return {
+        name: row!.name,
+        address_count: Number(row!.address_count),
+        created_at: toIso(row!.created_at),
+        updated_at: toIso(row!.updated_at),
+      };
     });
   }
 

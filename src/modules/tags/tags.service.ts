@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { ParsedAddress, parseAddress } from '../../core/addresses';
 import { ApiError } from '../../core/errors';
 import { CursorPage, OffsetPage } from '../../http/paging/paging';
@@ -11,6 +11,19 @@ import { TagDetailsDto, TaggedAddressDto, TagSummaryDto, toTaggedAddress, toTagS
 import { listedTags, MAX_TAGS_PER_ADDRESS, UNTAGGED } from '../../core/tags/tag-rules';
 import { TagScopeService } from './tag-scope.service';
 import { TagsRepository } from './tags.repository';
+import { parseTagRename } from './dto/tag-rename';
+import type { Sql } from '../../database/db.service';
+
+/**
+ * What else names an account's tags, and follows a tag to its new name in the rename's own
+ * transaction: the webhooks' tag lists (WebhooksModule provides it, a global module, so that this
+ * module needs neither to import it nor to know whether it is there).
+ */
+export interface TagRenames {
+  renamed(tx: Sql, accountId: number, from: string, to: string): Promise<void>;
+}
+
+export const TAG_RENAMES = Symbol('TAG_RENAMES');
 
 @Injectable()
 export class TagsService {
@@ -20,6 +33,8 @@ export class TagsService {
     private readonly tags: TagsRepository,
     private readonly scopes: TagScopeService,
     private readonly stats: StatsService,
+    // Absent where WebhooksModule is not loaded (a command holding TagsModule alone).
+    @Optional() @Inject(TAG_RENAMES) private readonly renames?: TagRenames,
   ) {
     this.cursors = new CursorCodec('tag history', (candidate) => this.tags.cursorSecret(candidate));
   }
@@ -77,6 +92,22 @@ export class TagsService {
     // request have created the tag anew since, this deletion is before it).
     if (!(await this.tags.deleteTag({ accountId, tagId: scope.tagId, name: tag }, { key, now: now() })))
       throw this.scopes.notFound(tag);
+  }
+
+  /**
+   * PATCH /v2/tags/:tag — a new name (`body`: `{"name": …}`) for the tag, its addresses, stats and
+   * webhooks kept: 404 when the account has no such tag, 409 TAG_EXISTS when it has one of the new
+   * name. The same name changes nothing. `key`: who, for the history.
+   */
+  async rename(accountId: number, tag: string, body: unknown, key: string): Promise<TagSummaryDto> {
+    if (tag === UNTAGGED) throw new ApiError('INVALID_TAG', 'The reserved tag "0" cannot be renamed.', [{ tag }]);
+    const to = parseTagRename(body);
+    const renamed = await this.tags.renameTag(accountId, tag, to, { key, now: now() }, (tx) =>
+      this.renames === undefined ? Promise.resolve() : this.renames.renamed(tx, accountId, tag, to),
+    );
+    if (renamed === 'missing') throw this.scopes.notFound(tag);
+    if (renamed === 'taken') throw new ApiError('TAG_EXISTS', `The account has a tag "${to}" already.`, [{ tag: to }]);
+    return toTagSummary(renamed);
   }
 
   /**

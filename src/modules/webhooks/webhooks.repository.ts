@@ -156,6 +156,20 @@ export class WebhooksRepository {
     return row;
   }
 
+  /**
+   * The account's webhooks that listen to the tag `from` listen to `to` instead, in the rename's
+   * transaction (TagRenames); one that listened to both names keeps one.
+   */
+  async tagRenamed(tx: Sql, accountId: number, from: string, to: string): Promise<void> {
+    const listening = sql`SELECT w.id FROM webhooks w JOIN webhook_tags n ON n.webhook_id = w.id AND n.tag = ${to}
+      WHERE w.account_id = ${accountId}`;
+    await tx.execute(sql`DELETE FROM webhook_tags WHERE tag = ${from} AND webhook_id IN (${listening})`);
+    await tx.execute(
+      sql`UPDATE webhook_tags SET tag = ${to}
+          WHERE tag = ${from} AND webhook_id IN (SELECT id FROM webhooks WHERE account_id = ${accountId})`,
+    );
+  }
+
   private async replaceTags(tx: Sql, id: string, tags: readonly string[]): Promise<void> {
     await tx.execute(sql`DELETE FROM webhook_tags WHERE webhook_id = ${id}`);
     if (tags.length > 0) {

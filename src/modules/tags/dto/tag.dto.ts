@@ -17,6 +17,11 @@ export class TagSummaryDto {
   updated_at!: string;
 }
 
+export class RenameTagDto {
+  @ApiProperty({ example: 'exchange_hot_wallets', description: 'The new name: 5-64 characters of a-z, 0-9 and "_".' })
+  name!: string;
+}
+
 export class TagStatsDto {
   @ApiProperty({ example: 12 })
   address_count!: number;
