@@ -4,6 +4,7 @@ import { evmAddress, evmAddresses, tagNames } from './support/addresses';
 import { runCli } from './support/cli';
 import { compareBinary } from './support/factories';
 import { DATABASES, startOnFreshDatabase, TestApp } from './support/test-app';
+import { asKey } from './support/fixtures';
 
 interface Entry {
   at: string;
@@ -23,16 +24,7 @@ describe.each(DATABASES)('tag history on %s', (kind) => {
     await t.close();
   });
 
-  const as = (key: string) => ({
-    key,
-    post: (path: string, body: unknown) =>
-      t.http().post(path).set('X-API-Key', key).set('Content-Type', 'application/json').send(JSON.stringify(body)),
-    del: (path: string, body?: unknown) => {
-      const call = t.http().delete(path).set('X-API-Key', key);
-      return body === undefined ? call : call.set('Content-Type', 'application/json').send(JSON.stringify(body));
-    },
-    get: (path: string) => t.http().get(path).set('X-API-Key', key),
-  });
+  const as = (key: string) => asKey(t, key);
   const alice = () => as(t.keys.alice);
   const bob = () => as(t.keys.bob);
 

@@ -2,7 +2,7 @@ import { Db } from '../src/database/db.service';
 import { sql } from '../src/database/sql';
 import { findDrift } from '../src/modules/aggregates/aggregates.service';
 import { evmAddresses } from './support/addresses';
-import { importLines, tagAddresses } from './support/fixtures';
+import { asKey, importLines, tagAddresses } from './support/fixtures';
 import { compareBinary, evmAddress, holdingLine, transaction, transactionLine } from './support/factories';
 import { untilWaitingForLock, whileRowsLocked } from './support/row-locks';
 import { asText, DATABASES, startOnFreshDatabase, TestApp } from './support/test-app';
@@ -26,17 +26,7 @@ describe.each(DATABASES)('renaming a tag on %s', (kind) => {
     await t.close();
   });
 
-  const as = (key: string) => ({
-    patch: (path: string, body: unknown) =>
-      t.http().patch(path).set('X-API-Key', key).set('Content-Type', 'application/json').send(JSON.stringify(body)),
-    post: (path: string, body: unknown) =>
-      t.http().post(path).set('X-API-Key', key).set('Content-Type', 'application/json').send(JSON.stringify(body)),
-    del: (path: string, body?: unknown) => {
-      const call = t.http().delete(path).set('X-API-Key', key);
-      return body === undefined ? call : call.set('Content-Type', 'application/json').send(JSON.stringify(body));
-    },
-    get: (path: string) => t.http().get(path).set('X-API-Key', key),
-  });
+  const as = (key: string) => asKey(t, key);
   const alice = () => as(t.keys.alice);
   const bob = () => as(t.keys.bob);
 

@@ -5,6 +5,7 @@ import { DATABASES, freshDatabase, startOnFreshDatabase, startTestApp, TestApp }
 import { raw, sql } from '../src/database/sql';
 import { untilWaitingForLock, whileRowsLocked } from './support/row-locks';
 import { compareBinary } from './support/factories';
+import { asKey } from './support/fixtures';
 import type { Response } from 'supertest';
 
 const EVM_CHAINS = ['ethereum', 'bnb', 'polygon', 'arbitrum', 'optimism', 'base'];
@@ -39,15 +40,7 @@ describe.each(DATABASES)('tags on %s', (kind) => {
     await t.close();
   });
 
-  const as = (key: string) => ({
-    post: (path: string, body: unknown) =>
-      t.http().post(path).set('X-API-Key', key).set('Content-Type', 'application/json').send(JSON.stringify(body)),
-    del: (path: string, body?: unknown) => {
-      const call = t.http().delete(path).set('X-API-Key', key);
-      return body === undefined ? call : call.set('Content-Type', 'application/json').send(JSON.stringify(body));
-    },
-    get: (path: string) => t.http().get(path).set('X-API-Key', key),
-  });
+  const as = (key: string) => asKey(t, key);
   const alice = () => as(t.keys.alice);
   const bob = () => as(t.keys.bob);
 

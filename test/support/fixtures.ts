@@ -36,3 +36,20 @@ export function parseLinks(header: string | undefined): Record<string, string> {
   }
   return links;
 }
+
+/**
+ * Requests as the account of `key`: JSON bodies sent as JSON (`del` without a body sends none).
+ * `key` is kept for the tests that compare it with what the service recorded.
+ */
+export function asKey(t: TestApp, key: string) {
+  const json = (call: ReturnType<TestAgent['post']>, body: unknown) =>
+    call.set('X-API-Key', key).set('Content-Type', 'application/json').send(JSON.stringify(body));
+  return {
+    key,
+    post: (path: string, body: unknown) => json(t.http().post(path), body),
+    patch: (path: string, body: unknown) => json(t.http().patch(path), body),
+    del: (path: string, body?: unknown) =>
+      body === undefined ? t.http().delete(path).set('X-API-Key', key) : json(t.http().delete(path), body),
+    get: (path: string) => t.http().get(path).set('X-API-Key', key),
+  };
+}
