@@ -122,6 +122,13 @@ async function main(): Promise<void> {
     postgres: to.postgres - from.postgres,
   });
   log(`export: ${exported.seconds.toFixed(1)} s, ${exported.value.lines} lines, ${exported.value.bytes} bytes`);
+  // A rename of the largest tag and back: every member's two history entries, under the
+  // account's tracked set held alone.
+  const largest = await largestTag(service.port, key);
+  log(`renaming ${largest.tag} (${largest.address_count} addresses) and back`);
+  const renamed = await sampled(service, () => renameTag(service.port, key, largest.tag, `${largest.tag}_renamed`));
+  const renamedBack = await sampled(service, () => renameTag(service.port, key, `${largest.tag}_renamed`, largest.tag));
+  log(`rename: ${renamed.seconds.toFixed(2)} s, back: ${renamedBack.seconds.toFixed(2)} s`);
   const restAfterExport = service.memory().rssMb;
   log(`replacing with the first ${kept} addresses' lines`);
   const replaced = await sampled(service, () => importFile(service.port, key, half, 'replace'));
@@ -147,6 +154,12 @@ async function main(): Promise<void> {
       rssGrowthMb: exported.peakRssMb - restAfterImport,
       cpuSeconds: spent(cpuAfterImport, cpuAfterExport),
       lines: exported.value.lines,
+    },
+    rename: {
+      tag: largest.tag,
+      addresses: largest.address_count,
+      seconds: renamed.seconds,
+      backSeconds: renamedBack.seconds,
     },
     replace: {
       seconds: replaced.seconds,
@@ -196,6 +209,7 @@ async function main(): Promise<void> {
       ),
       `CPU during import: service ${results.import.cpuSeconds.service.toFixed(1)} s, PostgreSQL ${results.import.cpuSeconds.postgres.toFixed(1)} s; ` +
         `during export: service ${results.export.cpuSeconds.service.toFixed(1)} s, PostgreSQL ${results.export.cpuSeconds.postgres.toFixed(1)} s`,
+      `rename of a tag of ${largest.address_count} addresses: ${renamed.seconds.toFixed(2)} s, and back ${renamedBack.seconds.toFixed(2)} s`,
       `replace keeping ${kept} addresses, removing ${results.replace.removedPairs} pairs: ${replaced.seconds.toFixed(1)} s, ` +
         `RSS growth ${results.replace.rssGrowthMb.toFixed(1)} MiB, CPU service ${results.replace.cpuSeconds.service.toFixed(1)} s, ` +
         `PostgreSQL ${results.replace.cpuSeconds.postgres.toFixed(1)} s`,
@@ -308,6 +322,24 @@ function exportAll(port: number, key: string): Promise<{ lines: number; bytes: n
     call.on('error', reject);
     call.end();
   });
+}
+
+/** The account's tag with the most addresses (of the first 100 by name). */
+async function largestTag(port: number, key: string): Promise<{ tag: string; address_count: number }> {
+  const response = await fetch(`http://127.0.0.1:${port}/v2/tags?per_page=100`, { headers: { 'X-API-Key': key } });
+  if (response.status !== 200) throw new Error(`tags: ${response.status} ${await response.text()}`);
+  const tags = (await response.json()) as { tag: string; address_count: number }[];
+  return tags.reduce((largest, tag) => (tag.address_count > largest.address_count ? tag : largest));
+}
+
+async function renameTag(port: number, key: string, from: string, to: string): Promise<void> {
+  const response = await fetch(`http://127.0.0.1:${port}/v2/tags/${from}`, {
+    method: 'PATCH',
+    headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: to }),
+  });
+  if (response.status !== 200) throw new Error(`rename: ${response.status} ${await response.text()}`);
+  await response.arrayBuffer();
 }
 
 runBench(main, cleanups, log);
