@@ -75,7 +75,7 @@ export class StatsRepository {
    * holding, each carrying the counts and the tags, or one row without a holding.
    */
   async forAddress(address: string, accountId: number): Promise<AddressCounts> {
-    const rows = await this.addressRows(sql`(SELECT ${address} AS address) a`, accountId);
+    const rows = await this.addressRows(sql`(SELECT ${address} AS address) a`, sql`${address}`, accountId);
     return toAddressCounts(rows);
   }
 
@@ -85,7 +85,8 @@ export class StatsRepository {
    * tables a follower or a tag load may be filling (see `prepared`).
    */
   async forAddresses(addresses: readonly string[], accountId: number): Promise<Map<string, AddressCounts>> {
-    const rows = await this.addressRows(textTable(this.db.dialect, addresses, 'a', 'address'), accountId, false);
+    const table = textTable(this.db.dialect, addresses, 'a', 'address');
+    const rows = await this.addressRows(table, raw('a.address'), accountId, false);
     const byAddress = new Map<string, AddressRow[]>();
     for (const row of rows) {
       const held = byAddress.get(row.address);
@@ -98,14 +99,22 @@ export class StatsRepository {
   /**
    * One row per holding above zero of each address of `from` (a FROM item `a` of one column,
    * `address`), each carrying the address's kept counts and the account's tags of it, or one row
-   * without a holding.
+   * without a holding. `address` is what the tags and the tracked row are looked up by: for one
+   * address its bound value, so that SQLite runs those lookups once rather than once a holding (it
+   * plans `a.address` as a correlated subquery: 46 µs a statement against 39 for an address with a
+   * few holdings); for many, `a.address`.
    */
-  private addressRows(from: SqlFragment, accountId: number, keepPrepared = true): Promise<AddressRow[]> {
+  private addressRows(
+    from: SqlFragment,
+    address: SqlFragment,
+    accountId: number,
+    keepPrepared = true,
+  ): Promise<AddressRow[]> {
     const statement = sql`SELECT a.address, s.holding_count AS holdings, s.txn_count AS transactions, h.balance, d.decimals,
               (SELECT p.usd FROM prices p WHERE p.token_id = d.token_id ORDER BY p.at DESC LIMIT 1) AS usd,
-              (SELECT COUNT(*) FROM tracked_addresses tr WHERE tr.account_id = ${accountId} AND tr.address = a.address) AS tracked,
+              (SELECT COUNT(*) FROM tracked_addresses tr WHERE tr.account_id = ${accountId} AND tr.address = ${address}) AS tracked,
               (SELECT ${joinedText(this.db.dialect, raw('t.name'), ',')} FROM address_tags m JOIN tags t ON t.id = m.tag_id
-                WHERE m.address = a.address AND m.account_id = ${accountId}) AS tags
+                WHERE m.address = ${address} AND m.account_id = ${accountId}) AS tags
           FROM ${from}
           LEFT JOIN address_stats s ON s.address = a.address
           LEFT JOIN holdings h ON h.address = a.address AND h.balance <> '0'
