@@ -27,6 +27,7 @@ import { WebhookIdempotencyKeys1763700000200 } from './1763700000200-webhook-ide
 import { FailedDeliveries1763700000210 } from './1763700000210-failed-deliveries';
 import { ReadOnlyKeys1763700000220 } from './1763700000220-read-only-keys';
 import { KeyExpiry1763700000230 } from './1763700000230-key-expiry';
+import { TagDescriptions1763700000240 } from './1763700000240-tag-descriptions';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -59,4 +60,5 @@ export const MIGRATIONS = [
   FailedDeliveries1763700000210,
   ReadOnlyKeys1763700000220,
   KeyExpiry1763700000230,
+  TagDescriptions1763700000240,
 ];

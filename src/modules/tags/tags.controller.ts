@@ -7,7 +7,7 @@ import { AccountId, CallerKey } from '../../http/auth/auth';
 import { JsonBody } from '../../http/json-body';
 import { PageAnswer, Paged, Pager } from '../../http/paging/paged';
 import { PageQueryDto } from '../../http/validation/query.dto';
-import { RenameTagDto, TagDetailsDto, TaggedAddressDto, TagSummaryDto } from './dto/tag.dto';
+import { ChangeTagDto, TagDetailsDto, TaggedAddressDto, TagSummaryDto } from './dto/tag.dto';
 import { TagHistoryEntryDto, TagHistoryQueryDto } from './dto/tag-history.dto';
 import { TagParam } from '../../http/validation/path-params';
 import { TagsService } from './tags.service';
@@ -127,15 +127,15 @@ export class TagsController {
   @Patch(':tag')
   @JsonBody()
   @ApiOperation({
-    summary: 'Rename a tag',
+    summary: 'Rename a tag or describe it',
     description:
-      'Extension: gives the tag a new name (`{"name": "…"}`). Its addresses, stats, `created_at` and `updated_at` stay, ' +
-      "and the account's webhooks listening to it listen to the new name. The history records each member removed " +
-      'under the old name and added under the new one. 409 `TAG_EXISTS` when the account has a tag of the new name; ' +
-      'the same name changes nothing.',
+      'Extension: gives the tag a new name (`{"name": "…"}`), a description (`{"description": "…"}`, null or "" for ' +
+      "none) or both. Its addresses, stats, `created_at` and `updated_at` stay, and on a rename the account's webhooks " +
+      'listening to it listen to the new name and the history records each member removed under the old name and ' +
+      'added under the new one. 409 `TAG_EXISTS` when the account has a tag of the new name.',
   })
-  @ApiBody({ type: RenameTagDto })
-  @ApiOkResponse({ type: TagSummaryDto, description: 'The tag under its new name.' })
+  @ApiBody({ type: ChangeTagDto })
+  @ApiOkResponse({ type: TagSummaryDto, description: 'The tag as changed.' })
   @ApiErrors(
     'INVALID_TAG',
     'INVALID_BODY',
@@ -145,13 +145,13 @@ export class TagsController {
     'UNSUPPORTED_MEDIA_TYPE',
     'INVALID_QUERY',
   )
-  rename(
+  change(
     @AccountId() accountId: number,
     @TagParam() tag: string,
     @Body() body: unknown,
     @CallerKey() key: string,
   ): Promise<TagSummaryDto> {
-    return this.tags.rename(accountId, tag, body, key);
+    return this.tags.change(accountId, tag, body, key);
   }
 
   @Delete(':tag')

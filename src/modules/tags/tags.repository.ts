@@ -32,12 +32,35 @@ import { settingOnce } from '../../database/settings';
 import { type NamedTag as TagByName, TagScope } from '../../core/tags/tag-scope';
 import { listedTags, UNTAGGED } from '../../core/tags/tag-rules';
 import { binaryOrder } from '../../core/text/binary-order';
+import type { TagChange } from './dto/tag-change';
 
 export interface TagSummaryRow {
   name: string;
   address_count: number;
   created_at: string;
   updated_at: string;
+  description: string | null;
+}
+
+/** A tag's summary as the drivers return it. */
+interface SummaryRow {
+  name: string;
+  address_count: number | string;
+  created_at: Date | string;
+  updated_at: Date | string;
+  description: string | null;
+}
+
+type Nullable<T, K extends keyof T> = Omit<T, K> & { [P in K]: T[P] | null };
+
+function toSummaryRow(row: SummaryRow): TagSummaryRow {
+  return {
+    name: row.name,
+    address_count: Number(row.address_count),
+    created_at: toIso(row.created_at),
+    updated_at: toIso(row.updated_at),
+    description: row.description,
+  };
 }
 
 /** Who changes membership, and when: `key` is the API key's first 12 characters, or `cli`. */
@@ -294,48 +317,56 @@ export class TagsRepository {
   }
 
   /**
-   * Gives the account's tag `from` the name `to`: its row, members, kept aggregates and
-   * `created_at` stay, and each member is recorded `removed` under the old name and `added` under
-   * the new one (the history names tags, and each name's history then replays to its members).
-   * `alsoRenamed` runs in the same transaction (the webhooks' tag names). Answers the tag as
-   * renamed; `missing` when the account has no tag `from`, `taken` when it has one named `to`.
-   * The locks: lockForRename (no assignment or import of the account under way meanwhile, and the
-   * tag's row, which removals and deletions check its name under).
+   * Changes the account's tag `from`: its name to `change.name`, its description to
+   * `change.description` (null: none), each when given. A rename keeps the tag's row, members,
+   * kept aggregates and timestamps, and records each member `removed` under the old name and
+   * `added` under the new one (the history names tags, and each name's history then replays to its
+   * members); `alsoRenamed` runs in the same transaction (the webhooks' tag names). Answers the tag
+   * as changed; `missing` when the account has no tag `from`, `taken` when it has one of the new
+   * name. The locks of a rename: lockForRename (no assignment or import of the account under way
+   * meanwhile, and the tag's row, which removals and deletions check its name under). A change of
+   * the description alone is one UPDATE of the tag's row found by its name, so it waits for no
+   * import.
    */
-  renameTag(
+  changeTag(
     accountId: number,
     from: string,
-    to: string,
-    change: Change,
+    change: TagChange,
+    who: Change,
     alsoRenamed: (tx: Sql) => Promise<void>,
   ): Promise<TagSummaryRow | 'missing' | 'taken'> {
     return this.db.transaction(async (tx) => {
-      const id = await lockForRename(tx, accountId, from);
-      if (id === undefined) return 'missing';
-      if (to !== from) {
+      const to = change.name ?? from;
+      let id: number | undefined;
+      if (to === from) {
+        const [found] = await tx.query<{ id: number | string }>(
+          change.description === undefined
+            ? sql`SELECT id FROM tags WHERE account_id = ${accountId} AND name = ${from}`
+            : sql`UPDATE tags SET description = ${change.description}
+                  WHERE account_id = ${accountId} AND name = ${from} RETURNING id`,
+        );
+        id = found === undefined ? undefined : Number(found.id);
+        if (id === undefined) return 'missing';
+      } else {
+        id = await lockForRename(tx, accountId, from);
+        if (id === undefined) return 'missing';
         if ((await existingTagId(tx, accountId, to)) !== undefined) return 'taken';
         const members = await tx.query<{ address: string }>(sql`SELECT address FROM address_tags WHERE tag_id = ${id}`);
         const addresses = members.map((row) => row.address).sort(binaryOrder);
-        await recordHistory(tx, accountId, from, addresses, 'removed', change);
-        await recordHistory(tx, accountId, to, addresses, 'added', change);
-        await tx.execute(sql`UPDATE tags SET name = ${to} WHERE id = ${id}`);
+        await recordHistory(tx, accountId, from, addresses, 'removed', who);
+        await recordHistory(tx, accountId, to, addresses, 'added', who);
+        await tx.execute(
+          change.description === undefined
+            ? sql`UPDATE tags SET name = ${to} WHERE id = ${id}`
+            : sql`UPDATE tags SET name = ${to}, description = ${change.description} WHERE id = ${id}`,
+        );
         await alsoRenamed(tx);
       }
-      const [row] = await tx.query<{
-        name: string;
-        address_count: number | string;
-        created_at: Date | string;
-        updated_at: Date | string;
-      }>(
-        sql`SELECT t.name, s.address_count, t.created_at, t.updated_at
+      const [row] = await tx.query<SummaryRow>(
+        sql`SELECT t.name, s.address_count, t.created_at, t.updated_at, t.description
             FROM tags t JOIN tag_stats s ON s.tag_id = t.id WHERE t.id = ${id}`,
       );
-      return {
-        name: row!.name,
-        address_count: Number(row!.address_count),
-        created_at: toIso(row!.created_at),
-        updated_at: toIso(row!.updated_at),
-      };
+      return toSummaryRow(row!);
     });
   }
 
@@ -370,17 +401,11 @@ export class TagsRepository {
    * and the total still.
    */
   async pageTags(accountId: number, offset: number, limit: number): Promise<{ total: number; tags: TagSummaryRow[] }> {
-    const found = await this.db.query<{
-      total: number | string;
-      name: string | null;
-      address_count: number | string;
-      created_at: Date | string;
-      updated_at: Date | string;
-    }>(
+    const found = await this.db.query<{ total: number | string } & Nullable<SummaryRow, 'name'>>(
       prepared(
         pageBesideTotal(
           sql`SELECT COUNT(*) AS total FROM tags WHERE account_id = ${accountId}`,
-          sql`SELECT t.name, s.address_count, t.created_at, t.updated_at
+          sql`SELECT t.name, s.address_count, t.created_at, t.updated_at, t.description
               FROM tags t JOIN tag_stats s ON s.tag_id = t.id
               WHERE t.account_id = ${accountId} ORDER BY t.name LIMIT ${pageSize(limit)} OFFSET ${offset}`,
           raw('page.name'),
@@ -388,15 +413,7 @@ export class TagsRepository {
       ),
     );
     const { total, rows } = splitPage(found, 'name')!;
-    return {
-      total,
-      tags: rows.map((row) => ({
-        name: row.name!,
-        address_count: Number(row.address_count),
-        created_at: toIso(row.created_at),
-        updated_at: toIso(row.updated_at),
-      })),
-    };
+    return { total, tags: rows.map((row) => toSummaryRow({ ...row, name: row.name! })) };
   }
 
   /** A real tag's from its kept count (tag_stats); the reserved tag's from the partial index of its set. */

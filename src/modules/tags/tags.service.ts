@@ -11,7 +11,7 @@ import { TagDetailsDto, TaggedAddressDto, TagSummaryDto, toTaggedAddress, toTagS
 import { listedTags, MAX_TAGS_PER_ADDRESS, UNTAGGED } from '../../core/tags/tag-rules';
 import { TagScopeService } from './tag-scope.service';
 import { TagsRepository } from './tags.repository';
-import { parseTagRename } from './dto/tag-rename';
+import { parseTagChange } from './dto/tag-change';
 import type { Sql } from '../../database/db.service';
 
 /**
@@ -95,19 +95,21 @@ export class TagsService {
   }
 
   /**
-   * PATCH /v2/tags/:tag — a new name (`body`: `{"name": …}`) for the tag, its addresses, stats and
-   * webhooks kept: 404 when the account has no such tag, 409 TAG_EXISTS when it has one of the new
-   * name. The same name changes nothing. `key`: who, for the history.
+   * PATCH /v2/tags/:tag — a new name, a new description or both (`body`: `{"name": …,
+   * "description": …}`), the tag's addresses, stats and webhooks kept: 404 when the account has no
+   * such tag, 409 TAG_EXISTS when it has one of the new name. The same name renames nothing. `key`:
+   * who, for the history.
    */
-  async rename(accountId: number, tag: string, body: unknown, key: string): Promise<TagSummaryDto> {
-    if (tag === UNTAGGED) throw new ApiError('INVALID_TAG', 'The reserved tag "0" cannot be renamed.', [{ tag }]);
-    const to = parseTagRename(body);
-    const renamed = await this.tags.renameTag(accountId, tag, to, { key, now: now() }, (tx) =>
+  async change(accountId: number, tag: string, body: unknown, key: string): Promise<TagSummaryDto> {
+    if (tag === UNTAGGED) throw new ApiError('INVALID_TAG', 'The reserved tag "0" cannot be changed.', [{ tag }]);
+    const change = parseTagChange(body);
+    const to = change.name ?? tag;
+    const changed = await this.tags.changeTag(accountId, tag, change, { key, now: now() }, (tx) =>
       this.renames === undefined ? Promise.resolve() : this.renames.renamed(tx, accountId, tag, to),
     );
-    if (renamed === 'missing') throw this.scopes.notFound(tag);
-    if (renamed === 'taken') throw new ApiError('TAG_EXISTS', `The account has a tag "${to}" already.`, [{ tag: to }]);
-    return toTagSummary(renamed);
+    if (changed === 'missing') throw this.scopes.notFound(tag);
+    if (changed === 'taken') throw new ApiError('TAG_EXISTS', `The account has a tag "${to}" already.`, [{ tag: to }]);
+    return toTagSummary(changed);
   }
 
   /**

@@ -1,4 +1,5 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { MAX_DESCRIPTION_LENGTH } from './tag-change';
 import { CHAIN_IDS } from '../../../core/chains/chain-ids';
 import type { ParsedAddress } from '../../../core/addresses';
 import type { TagSummaryRow } from '../tags.repository';
@@ -15,11 +16,31 @@ export class TagSummaryDto {
 
   @ApiProperty({ example: '2026-11-20T08:00:00.000Z', description: 'Last change of its membership.' })
   updated_at!: string;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'Hot wallets of the exchanges we settle with, from their proof-of-reserves lists (2026-11).',
+    description: 'Extension: what the account says the tag means (`PATCH /v2/tags/:tag`); null when it has not said.',
+  })
+  description!: string | null;
 }
 
-export class RenameTagDto {
-  @ApiProperty({ example: 'exchange_hot_wallets', description: 'The new name: 5-64 characters of a-z, 0-9 and "_".' })
-  name!: string;
+export class ChangeTagDto {
+  @ApiPropertyOptional({
+    example: 'exchange_hot_wallets',
+    description: 'The new name: 5-64 characters of a-z, 0-9 and "_".',
+  })
+  name?: string;
+
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    maxLength: MAX_DESCRIPTION_LENGTH,
+    example: 'Hot wallets of the exchanges we settle with, from their proof-of-reserves lists (2026-11).',
+    description: `What the tag means, up to ${MAX_DESCRIPTION_LENGTH} characters without control characters; null or "" for none.`,
+  })
+  description?: string | null;
 }
 
 export class TagStatsDto {
@@ -70,7 +91,13 @@ export class TaggedAddressDto {
 }
 
 export function toTagSummary(row: TagSummaryRow): TagSummaryDto {
-  return { tag: row.name, address_count: row.address_count, created_at: row.created_at, updated_at: row.updated_at };
+  return {
+    tag: row.name,
+    address_count: row.address_count,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    description: row.description,
+  };
 }
 
 /** `tags` are the address's tags in the calling account, ascending (`["0"]` when tracked untagged). */

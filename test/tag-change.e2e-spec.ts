@@ -9,12 +9,12 @@ import { asText, DATABASES, startOnFreshDatabase, TestApp } from './support/test
 
 /**
  * `PATCH /v2/tags/:tag`: a tag gets a new name and keeps everything else: members, kept stats,
- * timestamps and the webhooks that listen to it. The history records what the rename does to each
+ * timestamps, its description and the webhooks that listen to it; or a description, or both. The history records what the rename does to each
  * name (every member removed from the old one, added to the new one), so that each name's history
  * still replays to its members. On PostgreSQL, changes of the tag sent while it is renamed take
  * effect before it or, finding the old name gone, as if it had come first.
  */
-describe.each(DATABASES)('renaming a tag on %s', (kind) => {
+describe.each(DATABASES)('changing a tag on %s', (kind) => {
   let t: TestApp;
 
   beforeAll(async () => {
@@ -184,6 +184,77 @@ describe.each(DATABASES)('renaming a tag on %s', (kind) => {
     await alice().patch('/v2/tags/rename_taken_a', { name: 'rename_bobs_tag' }).expect(200);
     expect((await bob().get(`/v2/addresses/${b}`).expect(200)).body.tags).toEqual(['rename_bobs_tag']);
     expect((await alice().get(`/v2/addresses/${a}`).expect(200)).body.tags).toEqual(['rename_bobs_tag']);
+  });
+
+  it('describes a tag, and keeps the description through a rename until it is removed', async () => {
+    const [a] = evmAddresses(1) as [string];
+    await tagAddresses(t, t.keys.alice, 'described_tag', [a]).expect(200);
+    const listed = async (tag: string) =>
+      ((await alice().get('/v2/tags?per_page=100').expect(200)).body as { tag: string }[]).find(
+        (row) => row.tag === tag,
+      );
+    const before = await listed('described_tag');
+    expect(before).toMatchObject({ description: null });
+    const entries = await history('described_tag');
+
+    const text = 'Hot wallets of the exchanges we settle with — from their proof-of-reserves lists 😀';
+    const described = await alice().patch('/v2/tags/described_tag', { description: text }).expect(200);
+    expect(described.body).toEqual({ ...before, description: text });
+    expect(await listed('described_tag')).toEqual({ ...before, description: text });
+    expect(await history('described_tag')).toEqual(entries);
+
+    const renamed = await alice().patch('/v2/tags/described_tag', { name: 'described_again' }).expect(200);
+    expect(renamed.body).toEqual({ ...before, tag: 'described_again', description: text });
+    const both = await alice()
+      .patch('/v2/tags/described_again', { name: 'described_tag', description: 'Settlement wallets' })
+      .expect(200);
+    expect(both.body).toEqual({ ...before, description: 'Settlement wallets' });
+    for (const none of [null, '']) {
+      await alice().patch('/v2/tags/described_tag', { description: 'something' }).expect(200);
+      const cleared = await alice().patch('/v2/tags/described_tag', { description: none }).expect(200);
+      expect(cleared.body).toEqual(before);
+    }
+    // Characters, not UTF-16 units: 500 of a character outside the BMP fit.
+    await alice()
+      .patch('/v2/tags/described_tag', { description: '😀'.repeat(500) })
+      .expect(200);
+    expect((await listed('described_tag'))!).toMatchObject({ description: '😀'.repeat(500) });
+  });
+
+  it('refuses a description that is too long, holds control characters or is not text, and changes nothing', async () => {
+    await tagAddresses(t, t.keys.alice, 'described_refused', evmAddresses(1)).expect(200);
+    await alice().patch('/v2/tags/described_refused', { description: 'kept' }).expect(200);
+    for (const description of [
+      'x'.repeat(501),
+      '😀'.repeat(501),
+      'two\nlines',
+      'a\tb',
+      'nul\u0000',
+      'c1\u0085',
+      5,
+      ['x'],
+      {},
+    ]) {
+      const response = await alice().patch('/v2/tags/described_refused', { description });
+      expect({ description, status: response.status, code: response.body.code }).toEqual({
+        description,
+        status: 400,
+        code: 'INVALID_BODY',
+      });
+      expect(response.body.details).toEqual([
+        { field: 'description', message: expect.stringContaining('description') },
+      ]);
+    }
+    const missing = await alice().patch('/v2/tags/described_missing', { description: 'x' });
+    expect([missing.status, missing.body.code]).toEqual([404, 'TAG_NOT_FOUND']);
+    const reserved = await alice().patch('/v2/tags/0', { description: 'x' });
+    expect([reserved.status, reserved.body.code]).toEqual([400, 'INVALID_TAG']);
+    const bobs = await bob().patch('/v2/tags/described_refused', { description: 'x' });
+    expect([bobs.status, bobs.body.code]).toEqual([404, 'TAG_NOT_FOUND']);
+    const { body } = await alice().get('/v2/tags?per_page=100').expect(200);
+    expect((body as { tag: string }[]).find((row) => row.tag === 'described_refused')).toMatchObject({
+      description: 'kept',
+    });
   });
 
   if (kind === 'postgres') {

@@ -1,0 +1,61 @@
+import { ApiError } from '../../../core/errors';
+import { isValidTag, TAG_RULE, UNTAGGED } from '../../../core/tags/tag-rules';
+
+/** At most this many characters in a tag's description. */
+export const MAX_DESCRIPTION_LENGTH = 500;
+
+/** What `PATCH /v2/tags/:tag` changes: a new name, a new description (null: none), or both. */
+export interface TagChange {
+  name?: string;
+  description?: string | null;
+}
+
+/** C0 and C1 control characters, line breaks and tabs included: a description is one line of text. */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * The body of `PATCH /v2/tags/:tag`: a JSON object with `name`, `description` or both, and nothing
+ * else (INVALID_BODY otherwise). `name` is a real tag's name (INVALID_TAG for one outside the
+ * rules, or `0`); `description` up to 500 characters without control characters, or null or ""
+ * for none.
+ */
+export function parseTagChange(body: unknown): TagChange {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ApiError('INVALID_BODY', 'The body must be a JSON object: {"name": …, "description": …}.');
+  }
+  const fields = body as Record<string, unknown>;
+  const problems = Object.keys(fields)
+    .filter((field) => field !== 'name' && field !== 'description')
+    .map((field) => ({ field, message: `unknown field "${field.slice(0, 64)}"` }));
+  const { name, description } = fields;
+  if (name === undefined && description === undefined && problems.length === 0) {
+    problems.push({ field: 'name', message: 'send name, description or both' });
+  }
+  if (name !== undefined && typeof name !== 'string') {
+    problems.push({ field: 'name', message: 'name must be a string: the new name of the tag' });
+  }
+  if (
+    description !== undefined &&
+    description !== null &&
+    (typeof description !== 'string' || [...description].length > MAX_DESCRIPTION_LENGTH || CONTROL.test(description))
+  ) {
+    problems.push({
+      field: 'description',
+      message: `description must be null or a string of at most ${MAX_DESCRIPTION_LENGTH} characters without control characters`,
+    });
+  }
+  if (problems.length > 0) {
+    throw new ApiError('INVALID_BODY', problems.map((problem) => problem.message).join('; '), problems);
+  }
+  const change: TagChange = {};
+  if (typeof name === 'string') {
+    if (!isValidTag(name)) throw new ApiError('INVALID_TAG', TAG_RULE, [{ tag: name.slice(0, 128) }]);
+    if (name === UNTAGGED) {
+      throw new ApiError('INVALID_TAG', 'A tag cannot be renamed to the reserved "0".', [{ tag: name }]);
+    }
+    change.name = name;
+  }
+  if (description !== undefined) change.description = description === '' ? null : (description as string | null);
+  return change;
+}
