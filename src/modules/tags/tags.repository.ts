@@ -51,8 +51,6 @@ interface SummaryRow {
   description: string | null;
 }
 
-type Nullable<T, K extends keyof T> = Omit<T, K> & { [P in K]: T[P] | null };
-
 function toSummaryRow(row: SummaryRow): TagSummaryRow {
   return {
     name: row.name,
@@ -401,7 +399,8 @@ export class TagsRepository {
    * and the total still.
    */
   async pageTags(accountId: number, offset: number, limit: number): Promise<{ total: number; tags: TagSummaryRow[] }> {
-    const found = await this.db.query<{ total: number | string } & Nullable<SummaryRow, 'name'>>(
+    // The total's row has no tag: its name is null (pageBesideTotal).
+    const found = await this.db.query<{ total: number | string; name: string | null } & Omit<SummaryRow, 'name'>>(
       prepared(
         pageBesideTotal(
           sql`SELECT COUNT(*) AS total FROM tags WHERE account_id = ${accountId}`,
