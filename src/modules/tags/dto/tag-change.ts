@@ -1,5 +1,6 @@
 import { ApiError } from '../../../core/errors';
 import { isValidTag, TAG_RULE, UNTAGGED } from '../../../core/tags/tag-rules';
+import { bodyFields } from '../../../http/validation/body-fields';
 
 /** At most this many characters in a tag's description. */
 export const MAX_DESCRIPTION_LENGTH = 500;
@@ -21,13 +22,7 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
  * for none.
  */
 export function parseTagChange(body: unknown): TagChange {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new ApiError('INVALID_BODY', 'The body must be a JSON object: {"name": …, "description": …}.');
-  }
-  const fields = body as Record<string, unknown>;
-  const problems = Object.keys(fields)
-    .filter((field) => field !== 'name' && field !== 'description')
-    .map((field) => ({ field, message: `unknown field "${field.slice(0, 64)}"` }));
+  const { fields, problems } = bodyFields(body, ['name', 'description']);
   const { name, description } = fields;
   if (name === undefined && description === undefined && problems.length === 0) {
     problems.push({ field: 'name', message: 'send name, description or both' });

@@ -1,6 +1,6 @@
 import { ApiError } from '../../../core/errors';
 import { INSTANT_RULE, parseInstant } from '../../../core/time/instant';
-import { bodyFields } from './webhook-input';
+import { bodyFields } from '../../../http/validation/body-fields';
 
 /** At most this many deliveries named in one redelivery. */
 export const MAX_REDELIVERIES_NAMED = 100;

@@ -1,4 +1,5 @@
 import { ApiError } from '../../../core/errors';
+import { bodyFields } from '../../../http/validation/body-fields';
 import { isChainId, sortChains } from '../../../core/chains/chain-ids';
 import { isValidTag, TAG_RULE } from '../../../core/tags/tag-rules';
 import { SUBSCRIBABLE_EVENTS } from '../webhook-events';
@@ -15,29 +16,6 @@ export interface WebhookInput {
   events?: string[];
   description?: string | null;
   status?: 'active' | 'paused';
-}
-
-interface Problem {
-  field: string;
-  message: string;
-}
-
-/**
- * A webhook route's JSON body as its fields (INVALID_BODY when it is not an object), and a problem
- * for each field not among `known`.
- */
-export function bodyFields(
-  body: unknown,
-  known: readonly string[],
-): { fields: Record<string, unknown>; problems: Problem[] } {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new ApiError('INVALID_BODY', 'The body must be a JSON object.');
-  }
-  const fields = body as Record<string, unknown>;
-  const problems = Object.keys(fields)
-    .filter((field) => !known.includes(field))
-    .map((field) => ({ field, message: `unknown field "${field}"` }));
-  return { fields, problems };
 }
 
 const CREATE_FIELDS = ['url', 'tags', 'chains', 'events', 'description'];
