@@ -1,3 +1,5 @@
+import { describeTransportError, sleep } from '../http-transport';
+
 /**
  * A JSON-RPC client for nodes that speak Bitcoin Core's interface (Bitcoin Core, Bitcoin Cash Node,
  * Dogecoin Core, Litecoin Core), over Node's fetch.
@@ -288,49 +290,4 @@ function malformed(method: string, what: string): Error {
 function describeBatch(calls: readonly BitcoinRpcCall[]): string {
   const methods = [...new Set(calls.map((call) => call.method))];
   return `a batch of ${calls.length} (${methods.join(', ')})`;
-}
-
-/**
- * The kind of a fetch failure, never its text: undici's causes name the host and port. Read by
- * shape, not `instanceof`: fetch's errors may come from another realm (jest's test sandbox).
- */
-function describeTransportError(error: unknown, timeoutMs: number): string {
-  const name = fieldOf(error, 'name');
-  if (name === 'TimeoutError' || name === 'AbortError') {
-    return `no answer within ${timeoutMs} ms`;
-  }
-  const code = causeCode(error);
-  if (code === undefined) return 'the request failed';
-  switch (code) {
-    case 'ECONNREFUSED':
-      return 'the connection was refused';
-    case 'ECONNRESET':
-    case 'UND_ERR_SOCKET':
-      return 'the connection was closed before an answer';
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return 'the host name did not resolve';
-    case 'ETIMEDOUT':
-    case 'UND_ERR_CONNECT_TIMEOUT':
-      return 'the connection timed out';
-    case 'EHOSTUNREACH':
-    case 'ENETUNREACH':
-      return 'the host is unreachable';
-    default:
-      return `the request failed (${code})`;
-  }
-}
-
-function causeCode(error: unknown): string | undefined {
-  const code = fieldOf(fieldOf(error, 'cause'), 'code');
-  // Only an error code's own shape is repeated: nothing that could carry an address.
-  return typeof code === 'string' && /^[A-Z_]{2,40}$/.test(code) ? code : undefined;
-}
-
-function fieldOf(value: unknown, field: string): unknown {
-  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[field] : undefined;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
