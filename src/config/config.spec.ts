@@ -248,6 +248,23 @@ describe('parseConfig', () => {
       expect(() => parseConfig({ NETWORK_BITCOIN: 'localnet' })).toThrow(/NETWORK_BITCOIN must be mainnet or regtest/);
     });
 
+    it('follows Aptos through its node API, on mainnet or a local network, 0 confirmations (blocks final when shown)', () => {
+      const follow = parseConfig({
+        RPC_URL_APTOS: 'https://aptos.example/v1?api_key=secret,http://127.0.0.1:8080/v1',
+        NETWORK_APTOS: 'localnet',
+      }).follow;
+      expect(follow.chains.find((chain) => chain.chain === 'aptos')).toMatchObject({
+        rpcUrls: ['https://aptos.example/v1?api_key=secret', 'http://127.0.0.1:8080/v1'],
+        confirmations: 0,
+        network: 'localnet',
+      });
+      expect(parseConfig({}).follow.chains.find((chain) => chain.chain === 'aptos')).toMatchObject({
+        network: 'mainnet',
+      });
+      expect(() => parseConfig({ NETWORK_APTOS: 'testnet' })).toThrow(/NETWORK_APTOS must be mainnet or localnet/);
+      expect(() => parseConfig({ NETWORK_SUI: 'localnet' })).toThrow(/NETWORK_SUI: sui is followed on mainnet only/);
+    });
+
     it('refuses a toncenter API v3 URL for TON at start, naming the API v2 base to point at, without echoing it', () => {
       for (const url of [
         'https://toncenter.com/api/v3',

@@ -68,7 +68,9 @@ describe('chain registry', () => {
               ? 'solana-json-rpc'
               : chain.id === 'ton'
                 ? 'toncenter-http' // contract §16
-                : undefined,
+                : chain.id === 'aptos'
+                  ? 'aptos-rest' // its own source (src/modules/follow/aptos), where §10 waited for one
+                  : undefined,
         });
       }
     }
@@ -79,7 +81,11 @@ describe('chain registry', () => {
     expect(CHAINS.filter(isFollowable).map((chain) => chain.id)).toEqual(
       CHAINS.map((chain) => chain.id).filter(
         (id) =>
-          CONTRACT_FOLLOWED.includes(id) || CONTRACT_UTXO.includes(id) || CONTRACT_SOLANA.includes(id) || id === 'ton',
+          CONTRACT_FOLLOWED.includes(id) ||
+          CONTRACT_UTXO.includes(id) ||
+          CONTRACT_SOLANA.includes(id) ||
+          id === 'ton' ||
+          id === 'aptos',
       ),
     );
   });

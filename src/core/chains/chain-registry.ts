@@ -88,6 +88,14 @@ export interface TonChainFacts<Id extends string = string> extends ChainFacts<Id
   readonly coingeckoPlatform?: undefined;
 }
 
+/** Aptos, followed through its node API (REST, `/v1`): blocks are final when shown. */
+export interface AptosChainFacts<Id extends string = string> extends ChainFacts<Id> {
+  /** -1: the chain has no EIP-155 chain id. */
+  readonly chainId: -1;
+  readonly rpc: 'aptos-rest';
+  readonly coingeckoPlatform?: undefined;
+}
+
 /** A chain without a node API chaintags can follow yet: its data arrives by import only. */
 export interface OtherChainFacts<Id extends string = string> extends ChainFacts<Id> {
   /** -1: the chain has no EIP-155 chain id. */
@@ -97,7 +105,12 @@ export interface OtherChainFacts<Id extends string = string> extends ChainFacts<
 }
 
 export type ChainFactsOf<Id extends string = string> =
-  EvmChainFacts<Id> | UtxoChainFacts<Id> | SolanaChainFacts<Id> | TonChainFacts<Id> | OtherChainFacts<Id>;
+  | EvmChainFacts<Id>
+  | UtxoChainFacts<Id>
+  | SolanaChainFacts<Id>
+  | TonChainFacts<Id>
+  | AptosChainFacts<Id>
+  | OtherChainFacts<Id>;
 
 /** How a followed chain's node is spoken to: each kind is one chain source (src/modules/follow). */
 export type SourceKind = NonNullable<ChainFactsOf['rpc']>;
@@ -163,8 +176,8 @@ const APT: NativeToken = { coingeckoId: 'aptos', name: 'Aptos', symbol: 'APT', d
 /**
  * Confirmations of the chains that are not EVM: 6 blocks on the proof-of-work chains (the depth
  * Bitcoin wallets customarily wait for, kept for Bitcoin Cash and Dogecoin, longest-chain designs
- * derived from Bitcoin's); for those chaintags cannot follow yet, the starting values of their
- * future followers: 0 on TON, Sui and Aptos, whose BFT consensus never reverts a committed block or checkpoint;
+ * derived from Bitcoin's); 0 on TON and Aptos, and on Sui the starting value of its future
+ * follower: their BFT consensus never reverts a committed block or checkpoint;
  * 0 on Solana, whose follower reads only `finalized` (rooted) slots, which never roll back: the
  * node's commitment is the wait (about 32 slots, 13 s, behind the newest slot).
  *
@@ -460,7 +473,10 @@ const DEFINITIONS = [
         address_url: 'https://explorer.aptoslabs.com/account/{{address}}?network=mainnet',
       },
     ],
+    // Blocks are final when the node shows them: Aptos's consensus (BFT) commits a block before
+    // any node serves it, and never takes one back.
     defaultConfirmations: 0,
+    rpc: 'aptos-rest',
   },
 ] as const satisfies readonly ChainFactsOf[];
 

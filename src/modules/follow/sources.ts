@@ -2,6 +2,7 @@ import type { FollowedChainConfig } from '../../config/config';
 import type { Chain, SourceKind } from '../../core/chains/chain-registry';
 import type { ChainId } from '../../core/chains/chain-ids';
 import type { AddressShape, ChainSource } from './chain-source';
+import { aptosAddressShape } from './aptos/address-shape';
 import { evmAddressShape } from './evm/address-shape';
 import { solanaAddressShape } from './solana/address-shape';
 import { tonAddressShape } from './ton/address-shape';
@@ -51,6 +52,11 @@ const SOURCES: {
     const { TonSource } = require('./ton/ton-source') as typeof import('./ton/ton-source');
     return new TonSource(chain, settings, stores.ton);
   },
+  'aptos-rest': (chain, settings) => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when followed, see above
+    const { AptosSource } = require('./aptos/aptos-source') as typeof import('./aptos/aptos-source');
+    return new AptosSource(chain, settings);
+  },
 };
 
 /** Which tracked addresses each kind of chain can follow; `GET /v2/sync` asks it of chains this process does not follow too. */
@@ -59,6 +65,7 @@ const SHAPES: { [Kind in SourceKind]: (chain: ChainId) => AddressShape } = {
   'bitcoin-json-rpc': utxoAddressShape,
   'solana-json-rpc': solanaAddressShape,
   'toncenter-http': tonAddressShape,
+  'aptos-rest': aptosAddressShape,
 };
 
 export function addressShapeFor(chain: Chain): AddressShape | undefined {
