@@ -1,3 +1,4 @@
+import { describeTransportError, sleep } from '../http-transport';
 import type { TransactionJson } from './toncenter-shapes';
 
 /**
@@ -124,7 +125,7 @@ export class ToncenterApi {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (error) {
-      return { kind: 'failed', reason: transportFailure(error), retry: true };
+      return { kind: 'failed', reason: describeTransportError(error, this.timeoutMs), retry: true };
     }
     let answer: { ok?: boolean; result?: T; code?: number; error?: string } | undefined;
     try {
@@ -165,18 +166,4 @@ function endpointOf(raw: string, index: number): Endpoint {
     .replace(/\/jsonRPC\/?$/, '')
     .replace(/\/+$/, '');
   return { base, apiKey: apiKey === '' ? undefined : apiKey, label: `TON API URL #${index + 1}` };
-}
-
-function transportFailure(error: unknown): string {
-  const name = (error as { name?: string }).name;
-  if (name === 'TimeoutError' || name === 'AbortError') return 'timed out';
-  const code = (error as { cause?: { code?: string } }).cause?.code;
-  if (code === 'ECONNREFUSED') return 'the connection was refused';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the host name did not resolve';
-  if (code === 'ECONNRESET') return 'the connection was reset';
-  return 'the request failed';
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
