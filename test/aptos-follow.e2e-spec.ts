@@ -364,3 +364,50 @@ describe.each(DATABASES)('an Aptos node on another network, on %s', (kind: Datab
     expect(await api.list(someone)).toEqual([]);
   });
 });
+
+describe.each(DATABASES)('an Aptos node that pruned the blocks to be read, on %s', (kind: DatabaseKind) => {
+  let node: AptosStandIn;
+  let db: { url: string; drop: () => Promise<void> };
+  let t: TestApp | undefined;
+
+  beforeAll(async () => {
+    node = await AptosStandIn.start({ apiKey: API_KEY });
+    db = await freshDatabase(kind);
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await db?.drop();
+    await node?.stop();
+  });
+
+  it('says which setting to change, and follows from the oldest block kept once START_BLOCK_APTOS says so', async () => {
+    const early = account();
+    node.fund(early, 1_000n);
+    node.sealEmpty(5);
+    node.prune(4);
+    t = await startTestApp({ databaseUrl: db.url, env: followEnv(node) });
+    let api = new AptosClient(t);
+    await api.tag('pruned', [early]);
+    const row = await eventually('the error', async () => {
+      const found = await api.sync();
+      return found.status === 'error' ? found : undefined;
+    });
+    expect(row.error).toMatch(
+      /^block 0 is pruned on the node \(HTTP 410\): START_BLOCK_APTOS must be at or above its oldest block/,
+    );
+    expect(row.indexed_block).toBeNull();
+    await t.close();
+
+    t = await startTestApp({ databaseUrl: db.url, env: followEnv(node, { START_BLOCK_APTOS: '4' }) });
+    api = new AptosClient(t);
+    const later = node.transfer({
+      sender: early,
+      legs: [{ from: early, to: account(), asset: APT_METADATA, amount: 10n }],
+    });
+    node.seal();
+    await api.atHead(node);
+    expect((await api.list(early)).map((entry) => entry.tx_hash)).toEqual([later]);
+    expect((await api.balance(early)) ?? '0').toBe(node.balance(early, APT_METADATA).toString());
+  });
+});

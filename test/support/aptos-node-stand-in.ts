@@ -246,6 +246,8 @@ export class AptosStandIn {
   private pending: PendingTransaction[] = [];
   private clock = FIRST_BLOCK_TIME;
   private failures: number[] = [];
+  /** Blocks below this height, and state before the version that begins it, are pruned (410). */
+  private oldestHeight = 0;
   private server: Server | undefined;
 
   private constructor(private readonly options: AptosStandInOptions) {
@@ -329,6 +331,16 @@ export class AptosStandIn {
   /** Answers the next `count` requests with `status` (an ApiErrorJson), whatever they ask. */
   failNext(count: number, status = 503): void {
     for (let index = 0; index < count; index++) this.failures.push(status);
+  }
+
+  /**
+   * Prunes the blocks below `height` and the state before the version that begins it, as a node
+   * whose ledger pruner has run: their blocks answer 410 `block_pruned`, state queries 410
+   * `version_pruned`, and `GET /v1` says `oldest_block_height` and `oldest_ledger_version`.
+   */
+  prune(height: number): void {
+    if (height > this.height()) throw new Error(`cannot prune above the newest block ${this.height()}`);
+    this.oldestHeight = Math.max(this.oldestHeight, height);
   }
 
   /** Mints `amount` octas of APT to `owner`: a transaction of `FAUCET` with one Deposit event and no Withdraw. */
@@ -708,6 +720,9 @@ export class AptosStandIn {
           ? this.blocks[Number(value)]
           : undefined
         : this.blockAt(value);
+      if (block !== undefined && block.height < this.oldestHeight) {
+        throw new ApiFailure(410, 'block_pruned', `Block(${block.height}) has been pruned`);
+      }
       if (block === undefined) {
         throw byHeight
           ? new ApiFailure(404, 'block_not_found', `Block not found by Block height(${value})`)
@@ -747,10 +762,10 @@ export class AptosStandIn {
       chain_id: this.chainId,
       epoch: '1',
       ledger_version: last.last.toString(),
-      oldest_ledger_version: '0',
+      oldest_ledger_version: this.blocks[this.oldestHeight]!.first.toString(),
       ledger_timestamp: last.timestamp.toString(),
       node_role: 'full_node',
-      oldest_block_height: '0',
+      oldest_block_height: String(this.oldestHeight),
       block_height: last.height.toString(),
       git_hash: '0000000000000000000000000000000000000000',
     };
@@ -798,6 +813,8 @@ export class AptosStandIn {
     const startText = query.get('start');
     const lastPage = ledgerVersion > limit - 1n ? ledgerVersion - (limit - 1n) : 0n;
     const start = startText === null ? lastPage : integer(startText, 'start');
+    const oldest = this.blocks[this.oldestHeight]!.first;
+    if (start < oldest) throw new ApiFailure(410, 'version_pruned', `Ledger version(${start}) has been pruned`);
     if (start > ledgerVersion) {
       throw invalid(
         `Given start value (${start}) is higher than the current ledger version, it must be < ${ledgerVersion}`,
@@ -812,6 +829,8 @@ export class AptosStandIn {
     if (text === null) return this.ledgerVersion();
     const version = integer(text, 'ledger_version');
     if (version > this.ledgerVersion()) throw versionNotFound(version);
+    const oldest = this.blocks[this.oldestHeight]!.first;
+    if (version < oldest) throw new ApiFailure(410, 'version_pruned', `Ledger version(${version}) has been pruned`);
     return version;
   }
 

@@ -46,6 +46,8 @@ export interface TransactionJson {
   /** Microseconds since the epoch (absent on a genesis transaction). */
   timestamp?: string;
   sender?: string;
+  /** A sponsored transaction's is `{ type: 'fee_payer_signature', fee_payer_address, … }`: the fee payer pays the gas. */
+  signature?: { type: string; fee_payer_address?: string; [field: string]: unknown };
   events?: EventJson[];
   changes?: WriteSetChangeJson[];
 }

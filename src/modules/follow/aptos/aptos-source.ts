@@ -14,7 +14,7 @@ import {
 } from '../reading';
 import { tokenFromContract } from '../token-discovery';
 import { aptosAddressShape } from './address-shape';
-import { AptosApi } from './aptos-api';
+import { AptosApi, AptosApiError } from './aptos-api';
 import {
   APT_COIN_TYPE,
   FA_METADATA,
@@ -115,9 +115,16 @@ export class AptosSource implements ChainSource {
     const heights: bigint[] = [];
     for (let height = from; height <= to; height++) heights.push(height);
     const [parent, blocks] = await Promise.all([
-      from > 0n ? this.api.block(from - 1n, false) : Promise.resolve(undefined),
+      // The block below names the first one's parent; pruned, the range is the first the follower reads.
+      from > 0n ? this.api.block(from - 1n, false).catch((error: unknown) => unlessPruned(error)) : undefined,
       this.inParallel(heights, (height) => this.fullBlock(height)),
-    ]);
+    ]).catch((error: unknown) => {
+      unlessPruned(error);
+      throw new Error(
+        `block ${from} is pruned on the node (HTTP 410): ` +
+          'START_BLOCK_APTOS must be at or above its oldest block (oldest_block_height in GET /v1)',
+      );
+    });
     const headers: BlockHeader[] = [];
     const transfers: ObservedTransfer[] = [];
     const touched = new TouchedSet();
@@ -283,4 +290,10 @@ function headerOf(block: BlockJson, parentHash: string): BlockHeader {
     // Microseconds since the epoch, to the millisecond.
     time: new Date(Number(BigInt(block.block_timestamp) / 1000n)).toISOString(),
   };
+}
+
+/** Rethrows `error` unless it is the node's 410: what it asked for is pruned. */
+function unlessPruned(error: unknown): undefined {
+  if (error instanceof AptosApiError && error.status === 410) return undefined;
+  throw error;
 }

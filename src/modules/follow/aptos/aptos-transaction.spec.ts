@@ -194,6 +194,15 @@ describe('readTransaction (Aptos)', () => {
     expect(storesMoved(tx([fa(FA_DEPOSIT, BOB, USDC, 1n)], { success: false }))).toEqual([]);
   });
 
+  it('touches the APT of the fee payer of a sponsored transaction, who pays its gas', () => {
+    const sponsored = tx([], { sender: ALICE, signature: { type: 'fee_payer_signature', fee_payer_address: '0xC' } });
+    const payer = fullAddress('0xc');
+    expect(readTransaction(sponsored, AT, new Set([payer]), known).touched).toEqual([
+      { address: payer, token_address: NATIVE },
+    ]);
+    expect(readTransaction(sponsored, AT, new Set([BOB]), known).touched).toEqual([]);
+  });
+
   it('refuses a store it was not told of, and an amount that is not a u64', () => {
     expect(() => readTransaction(tx([fa(FA_DEPOSIT, CAROL, USDC, 1n)]), AT, new Set(), known)).toThrow(/is not known/);
     const bad = fa(FA_DEPOSIT, BOB, USDC, 1n);

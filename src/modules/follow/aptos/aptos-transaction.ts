@@ -89,8 +89,9 @@ export function storesMoved(tx: TransactionJson): string[] {
  * moves nothing. Ids are `aptos:<transaction hash>:<n>`, n counting every pair of the transaction
  * whether followed or not, so an id never depends on which addresses are followed.
  *
- * A failed transaction moves nothing but its gas; gas is never an event (it is burned), so the
- * sender's APT balance is touched by every transaction it sends.
+ * A failed transaction moves nothing but its gas; gas is never an event (it is burned), so the APT
+ * balance of whoever pays it (the sender, or a sponsored transaction's fee payer) is touched by
+ * every transaction.
  */
 export function readTransaction(
   tx: TransactionJson,
@@ -100,9 +101,11 @@ export function readTransaction(
 ): { transfers: ObservedTransfer[]; touched: HoldingKey[] } {
   const touched = new TouchedSet();
   const transfers: ObservedTransfer[] = [];
-  if (tx.sender !== undefined) {
-    const sender = fullAddress(tx.sender);
-    if (followed.has(sender)) touched.add(sender, NATIVE);
+  // Whoever pays the gas: the sender, or a sponsored transaction's fee payer.
+  for (const payer of [tx.sender, tx.signature?.fee_payer_address]) {
+    if (payer === undefined) continue;
+    const address = fullAddress(payer);
+    if (followed.has(address)) touched.add(address, NATIVE);
   }
   if (!tx.success) return { transfers, touched: touched.list() };
 
