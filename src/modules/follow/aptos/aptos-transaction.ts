@@ -1,3 +1,4 @@
+import { changedBalances, pairNetChanges, type NetChange } from '../net-changes';
 import { NATIVE, TouchedSet, type HoldingKey, type ObservedTransfer } from '../reading';
 import {
   APT_COIN_TYPE,
@@ -37,13 +38,6 @@ export function fullAddress(raw: unknown): string {
   return `0x${raw.slice(2).toLowerCase().padStart(64, '0')}`;
 }
 
-/** One side of a movement: an owner's asset going out (`-`) or coming in. */
-interface Movement {
-  owner: string;
-  asset: string;
-  amount: bigint;
-}
-
 /**
  * What a transaction's write set says of the fungible stores it wrote: each store's owner (its
  * `ObjectCore`) and asset (its `FungibleStore`'s metadata), where written.
@@ -80,14 +74,11 @@ export function storesMoved(tx: TransactionJson): string[] {
  * `Withdraw` and `Deposit` name a store (whose owner and asset `stores` knows: the write set's
  * `ObjectCore` and `FungibleStore`, or the node's state before the transaction), and a coin's
  * `CoinWithdraw` and `CoinDeposit` name the account (APT only: other coins not yet migrated to
- * fungible assets are not read). For each asset, each owner's movements are summed; owners whose
- * sum is negative sent, those whose sum is positive received, and senders are paired with
- * receivers in the order the events first name them (each pair a transfer of what the one still
- * has to send and the other to receive). A receiver with nothing left to pair received a mint
- * (from `0`), a sender a burn (to `BURNED`). A simple transfer is one pair; a payment to several
- * is a transfer to each; what goes out and comes back to the same owner (between its own stores)
- * moves nothing. Ids are `aptos:<transaction hash>:<n>`, n counting every pair of the transaction
- * whether followed or not, so an id never depends on which addresses are followed.
+ * fungible assets are not read). The movements become transfers by `pairNetChanges`: summed per
+ * owner and asset, senders paired with receivers in the order the events first name them, the rest
+ * a mint from `0` or a burn to `BURNED` (an owner moving between its own stores moves nothing). Ids
+ * are `aptos:<transaction hash>:<n>`, n counting every pair of the transaction whether followed or
+ * not, so an id never depends on which addresses are followed.
  *
  * A failed transaction moves nothing but its gas; gas is never an event (it is burned), so the APT
  * balance of whoever pays it (the sender, or a sponsored transaction's fee payer) is touched by
@@ -109,67 +100,42 @@ export function readTransaction(
   }
   if (!tx.success) return { transfers, touched: touched.list() };
 
-  // Each asset's owners in the order the events first name them, with the sum of their movements.
-  const sums = new Map<string, Map<string, bigint>>();
-  for (const movement of movementsOf(tx, stores)) {
-    const owners = sums.get(movement.asset) ?? new Map<string, bigint>();
-    owners.set(movement.owner, (owners.get(movement.owner) ?? 0n) + movement.amount);
-    sums.set(movement.asset, owners);
-  }
-  let n = 0;
-  for (const [asset, owners] of sums) {
-    const token = asset === APT_METADATA ? NATIVE : asset;
-    const senders = [...owners].filter(([, sum]) => sum < 0n).map(([owner, sum]) => ({ owner, left: -sum }));
-    const receivers = [...owners].filter(([, sum]) => sum > 0n).map(([owner, sum]) => ({ owner, left: sum }));
-    for (const [owner, sum] of owners) if (sum !== 0n && followed.has(owner)) touched.add(owner, token);
-    const record = (from: string, to: string, value: bigint): void => {
-      const id = `aptos:${tx.hash.toLowerCase()}:${n++}`;
-      if (!followed.has(from) && !followed.has(to)) return;
-      transfers.push({
-        id,
-        chain: 'aptos',
-        token_address: token,
-        from_address: from,
-        to_address: to,
-        value: value.toString(),
-        tx_hash: tx.hash.toLowerCase(),
-        block_number: at.height.toString(),
-        block_hash: at.hash,
-        block_time: at.time,
-      });
-    };
-    let next = 0;
-    for (const receiver of receivers) {
-      while (receiver.left > 0n && next < senders.length) {
-        const sender = senders[next]!;
-        const value = sender.left < receiver.left ? sender.left : receiver.left;
-        record(sender.owner, receiver.owner, value);
-        sender.left -= value;
-        receiver.left -= value;
-        if (sender.left === 0n) next++;
-      }
-      if (receiver.left > 0n) record(NATIVE, receiver.owner, receiver.left);
-    }
-    for (const sender of senders.slice(next)) if (sender.left > 0n) record(sender.owner, BURNED, sender.left);
-  }
+  const movements = movementsOf(tx, stores);
+  for (const { owner, token } of changedBalances(movements)) if (followed.has(owner)) touched.add(owner, token);
+  pairNetChanges(movements, BURNED).forEach((pair, n) => {
+    if (!followed.has(pair.from) && !followed.has(pair.to)) return;
+    transfers.push({
+      id: `aptos:${tx.hash.toLowerCase()}:${n}`,
+      chain: 'aptos',
+      token_address: pair.token,
+      from_address: pair.from,
+      to_address: pair.to,
+      value: pair.value.toString(),
+      tx_hash: tx.hash.toLowerCase(),
+      block_number: at.height.toString(),
+      block_hash: at.hash,
+      block_time: at.time,
+    });
+  });
   return { transfers, touched: touched.list() };
 }
 
-/** The transaction's movements of assets, in event order: withdrawals negative. */
-function movementsOf(tx: TransactionJson, stores: ReadonlyMap<string, StoreFacts>): Movement[] {
-  const movements: Movement[] = [];
+/** The transaction's movements of assets, in event order: withdrawals negative, APT as the native coin. */
+function movementsOf(tx: TransactionJson, stores: ReadonlyMap<string, StoreFacts>): NetChange[] {
+  const movements: NetChange[] = [];
+  const tokenOf = (asset: string): string => (asset === APT_METADATA ? NATIVE : asset);
   for (const event of tx.events ?? []) {
     const sign = event.type === FA_DEPOSIT || event.type === COIN_DEPOSIT ? 1n : -1n;
     if (event.type === FA_DEPOSIT || event.type === FA_WITHDRAW) {
       const store = fullAddress(event.data.store);
       const facts = stores.get(store);
       if (facts === undefined) throw new Error(`the owner of store ${store} (transaction ${tx.version}) is not known`);
-      movements.push({ owner: facts.owner, asset: facts.asset, amount: sign * amountOf(event.data.amount) });
+      movements.push({ owner: facts.owner, token: tokenOf(facts.asset), amount: sign * amountOf(event.data.amount) });
     } else if (event.type === COIN_DEPOSIT || event.type === COIN_WITHDRAW) {
       if (event.data.coin_type !== APT_COIN_TYPE) continue;
       movements.push({
         owner: fullAddress(event.data.account),
-        asset: APT_METADATA,
+        token: NATIVE,
         amount: sign * amountOf(event.data.amount),
       });
     }
