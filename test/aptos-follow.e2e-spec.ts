@@ -5,7 +5,7 @@ import { APT_METADATA } from '../src/modules/follow/aptos/aptos-shapes';
 import { BURNED } from '../src/modules/follow/aptos/aptos-transaction';
 import { AptosStandIn } from './support/aptos-node-stand-in';
 import { eventually, FollowClient, HoldingRow, SyncRow, TransactionRow } from './support/follow-client';
-import { FollowerProcess, startFollowerProcess } from './support/follower-process';
+import { FollowerProcess, killedMidCatchUp } from './support/follower-process';
 import { DATABASES, DatabaseKind, freshDatabase, startTestApp, TestApp } from './support/test-app';
 
 /**
@@ -299,24 +299,16 @@ describe.each(DATABASES)('an Aptos follower process killed mid-catch-up, on %s',
       );
       node.seal();
     }
-    const env = { ...followEnv(node, { FOLLOW_INTERVAL_MS: '50', FOLLOW_LEASE_SECONDS: '2' }), LOG_LEVEL: 'debug' };
-    // Slow answers, so that the victim is killed between two commits.
-    node.delayMs = 20;
-    const victim = startFollowerProcess(db.url, env);
-    workers.push(victim);
-    const reached = await eventually('a first commit', async () => (await api.sync()).indexed_block ?? undefined);
-    victim.signal('SIGKILL');
-    expect((await victim.exited).signal).toBe('SIGKILL');
-    expect(Number(reached)).toBeLessThan(node.height());
-    node.delayMs = 0;
-
-    const survivor = startFollowerProcess(db.url, env);
-    workers.push(survivor);
-    await eventually(
-      'the survivor to reach the head',
-      async () => ((await api.sync()).indexed_block === String(node.height()) ? true : undefined),
-      60_000,
-    );
+    const { victim, survivor } = await killedMidCatchUp({
+      databaseUrl: db.url,
+      env: { ...followEnv(node, { FOLLOW_INTERVAL_MS: '50', FOLLOW_LEASE_SECONDS: '2' }), LOG_LEVEL: 'debug' },
+      workers,
+      indexed: async () => (await api.sync()).indexed_block,
+      head: () => node.height(),
+      slow: (delayMs) => {
+        node.delayMs = delayMs;
+      },
+    });
     const payments = (await api.list(payee)).filter((row) => row.from_address === payer);
     expect(payments.map((row) => row.tx_hash).sort()).toEqual([...hashes].sort());
     expect(new Set(payments.map((row) => row.id)).size).toBe(payments.length);

@@ -17,7 +17,7 @@ import { MAINNET_GENESIS_HASH } from '../src/modules/follow/solana/network';
 import { SolanaNodeError, SolanaRpc } from '../src/modules/follow/solana/solana-rpc';
 import { BURNED } from '../src/modules/follow/solana/solana-transaction';
 import { eventually, FollowClient, HoldingRow, SyncRow, TransactionRow } from './support/follow-client';
-import { FollowerProcess, startFollowerProcess, writerFailsOver } from './support/follower-process';
+import { FollowerProcess, killedMidCatchUp, writerFailsOver } from './support/follower-process';
 import { SolanaStandIn, startSolanaStandIn, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from './support/solana-rpc-stand-in';
 import {
   burnChecked,
@@ -746,27 +746,21 @@ describe.each(DATABASES)('a Solana follower process killed mid-catch-up, on %s',
       signatures.push(paid.signature);
       node.produce({ skip: index % 3 });
     }
-    node.slowDown(30);
-    const env = {
-      RPC_URL_SOLANA: node.url,
-      NETWORK_SOLANA: 'localnet',
-      FOLLOW_INTERVAL_MS: '50',
+    await killedMidCatchUp({
+      databaseUrl: db.url,
       // The killed process gives nothing up: the survivor resumes once its lease lapses (2 s).
-      FOLLOW_LEASE_SECONDS: '2',
-    };
-    const victim = startFollowerProcess(db.url, env);
-    workers.push(victim);
-    const reached = await eventually('a first commit', async () => (await api.sync()).indexed_block ?? undefined);
-    victim.signal('SIGKILL');
-    expect((await victim.exited).signal).toBe('SIGKILL');
-    expect(BigInt(reached)).toBeLessThan(node.finalized());
-    node.slowDown(0);
-
-    const survivor = startFollowerProcess(db.url, env);
-    workers.push(survivor);
-    await eventually('the survivor to reach the finalized slot', async () =>
-      (await api.sync()).indexed_block === String(node.finalized()) ? true : undefined,
-    );
+      env: {
+        RPC_URL_SOLANA: node.url,
+        NETWORK_SOLANA: 'localnet',
+        FOLLOW_INTERVAL_MS: '50',
+        FOLLOW_LEASE_SECONDS: '2',
+      },
+      workers,
+      indexed: async () => (await api.sync()).indexed_block,
+      head: () => node.finalized(),
+      slow: (delayMs) => node.slowDown(delayMs),
+      delayMs: 30,
+    });
     const rows = await api.everyTransaction(`chain=solana&address=${miner.address}`);
     expect(rows.map((row) => row.tx_hash).sort()).toEqual([...signatures].sort());
     expect(await api.balance(miner.address)).toBe(lamportsOf(node, miner.address).toString());

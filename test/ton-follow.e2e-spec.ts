@@ -3,7 +3,7 @@ import type { SandboxContract, TreasuryContract } from '@ton/sandbox';
 import { findDrift } from '../src/modules/aggregates/aggregates.service';
 import { Db } from '../src/database/db.service';
 import { eventually, FollowClient, HoldingRow, SyncRow, TransactionRow } from './support/follow-client';
-import { FollowerProcess, startFollowerProcess, writerFailsOver } from './support/follower-process';
+import { FollowerProcess, killedMidCatchUp, writerFailsOver } from './support/follower-process';
 import { onChainContent, TestJetton } from './support/ton-jetton';
 import { TonStandIn } from './support/toncenter-stand-in';
 import { DATABASES, DatabaseKind, freshDatabase, startTestApp, TestApp } from './support/test-app';
@@ -581,27 +581,17 @@ describe.each(DATABASES)('a TON follower process killed mid-catch-up, on %s', (k
       hashes.push(sent.hash().toString('hex'));
       ton.seal();
     }
-    const env = {
-      ...followEnv(ton, { FOLLOW_INTERVAL_MS: '50', FOLLOW_LEASE_SECONDS: '2' }),
-      LOG_LEVEL: 'debug',
-    };
-    // Slow answers, so that the victim is killed between two commits.
-    ton.delayMs = 30;
-    const victim = startFollowerProcess(db.url, env);
-    workers.push(victim);
-    const reached = await eventually('a first commit', async () => (await api.sync()).indexed_block ?? undefined);
-    victim.signal('SIGKILL');
-    expect((await victim.exited).signal).toBe('SIGKILL');
-    expect(Number(reached)).toBeLessThan(ton.head);
-    ton.delayMs = 0;
-
-    const survivor = startFollowerProcess(db.url, env);
-    workers.push(survivor);
-    await eventually(
-      'the survivor to reach the head',
-      async () => ((await api.sync()).indexed_block === String(ton.head) ? true : undefined),
-      60_000,
-    );
+    const { victim, survivor } = await killedMidCatchUp({
+      databaseUrl: db.url,
+      env: { ...followEnv(ton, { FOLLOW_INTERVAL_MS: '50', FOLLOW_LEASE_SECONDS: '2' }), LOG_LEVEL: 'debug' },
+      workers,
+      indexed: async () => (await api.sync()).indexed_block,
+      head: () => ton.head,
+      slow: (delayMs) => {
+        ton.delayMs = delayMs;
+      },
+      delayMs: 30,
+    });
     const rows = await api.list(payee.address);
     const payments = rows.filter((row) => row.from_address === raw(payer.address));
     expect(payments.map((row) => row.tx_hash).sort()).toEqual([...hashes].sort());

@@ -110,3 +110,45 @@ export async function writerFailsOver(run: Failover): Promise<string[]> {
   expect(await leaseHolder(run.databaseUrl, run.chain)).toContain(`:${standby.pid}:`);
   return paid;
 }
+
+/** A follower process killed mid-catch-up, as killedMidCatchUp runs it. */
+export interface CatchUpKill {
+  databaseUrl: string;
+  env: Record<string, string>;
+  /** Where the processes go, for the suite to kill after it. */
+  workers: FollowerProcess[];
+  /** The chain's `indexed_block` in `GET /v2/sync` (null before the first commit). */
+  indexed: () => Promise<string | null>;
+  /** The node's newest block, which the survivor must reach. */
+  head: () => bigint | number;
+  /** Slows the node's answers by `delayMs` (0: not), so that the victim is killed between two commits. */
+  slow: (delayMs: number) => void;
+  /** How slow while the victim runs, default 20 ms. */
+  delayMs?: number;
+}
+
+/**
+ * Starts a follower process on a node that is `head` blocks ahead, SIGKILLs it after its first
+ * commit and before it caught up, then starts another that must reach the head. Answers both, for
+ * the suite to check that every transfer was recorded once and the kept stats are exact.
+ */
+export async function killedMidCatchUp(
+  run: CatchUpKill,
+): Promise<{ victim: FollowerProcess; survivor: FollowerProcess }> {
+  run.slow(run.delayMs ?? 20);
+  const victim = startFollowerProcess(run.databaseUrl, run.env);
+  run.workers.push(victim);
+  const reached = await eventually('a first commit', async () => (await run.indexed()) ?? undefined);
+  victim.signal('SIGKILL');
+  expect((await victim.exited).signal).toBe('SIGKILL');
+  expect(BigInt(reached)).toBeLessThan(BigInt(run.head()));
+  run.slow(0);
+  const survivor = startFollowerProcess(run.databaseUrl, run.env);
+  run.workers.push(survivor);
+  await eventually(
+    'the survivor to reach the head',
+    async () => ((await run.indexed()) === String(run.head()) ? true : undefined),
+    60_000,
+  );
+  return { victim, survivor };
+}
