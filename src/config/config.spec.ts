@@ -248,7 +248,7 @@ describe('parseConfig', () => {
       expect(() => parseConfig({ NETWORK_BITCOIN: 'localnet' })).toThrow(/NETWORK_BITCOIN must be mainnet or regtest/);
     });
 
-    it('follows Aptos through its node API, on mainnet or a local network, 0 confirmations (blocks final when shown)', () => {
+    it('follows Aptos and Sui through their nodes, on mainnet or a local network, 0 confirmations (final when shown)', () => {
       const follow = parseConfig({
         RPC_URL_APTOS: 'https://aptos.example/v1?api_key=secret,http://127.0.0.1:8080/v1',
         NETWORK_APTOS: 'localnet',
@@ -262,7 +262,18 @@ describe('parseConfig', () => {
         network: 'mainnet',
       });
       expect(() => parseConfig({ NETWORK_APTOS: 'testnet' })).toThrow(/NETWORK_APTOS must be mainnet or localnet/);
-      expect(() => parseConfig({ NETWORK_SUI: 'localnet' })).toThrow(/NETWORK_SUI: sui is followed on mainnet only/);
+      expect(
+        parseConfig({ RPC_URL_SUI: 'http://127.0.0.1:9000', NETWORK_SUI: 'localnet' }).follow.chains.find(
+          (chain) => chain.chain === 'sui',
+        ),
+      ).toMatchObject({
+        rpcUrls: ['http://127.0.0.1:9000'],
+        confirmations: 0,
+        network: 'localnet',
+      });
+      expect(() => parseConfig({ NETWORK_ETHEREUM: 'localnet' })).toThrow(
+        /NETWORK_ETHEREUM: ethereum is followed on mainnet only/,
+      );
     });
 
     it('refuses a toncenter API v3 URL for TON at start, naming the API v2 base to point at, without echoing it', () => {
@@ -298,10 +309,7 @@ describe('parseConfig', () => {
       }
     });
 
-    it('refuses RPC URLs for chains it cannot follow, bad URLs without echoing them, and bad numbers', () => {
-      expect(() => parseConfig({ RPC_URL_SUI: 'http://127.0.0.1:9000' })).toThrow(
-        /RPC_URL_SUI: sui cannot be followed yet/,
-      );
+    it('refuses bad RPC URLs without echoing them, and bad numbers', () => {
       expect(() => parseConfig({ RPC_URL_ETHEREUM: 'wss://node.example/secret' })).toThrow(
         expect.objectContaining({
           message: expect.stringContaining('RPC_URL_ETHEREUM') as unknown,

@@ -301,8 +301,8 @@ export interface FollowedChainConfig {
   nativeBackfillBlocks: bigint | 'all';
   /**
    * `NETWORK_<CHAIN>` (the Bitcoin family): `mainnet`, or `regtest` to follow a local
-   * regression-test node, whose scripts are recorded in their mainnet address forms. Solana, TON
-   * and Aptos: `mainnet`, or `localnet` for a local test node (contract §16). Always `mainnet` for the
+   * regression-test node, whose scripts are recorded in their mainnet address forms. Solana, TON,
+   * Aptos and Sui: `mainnet`, or `localnet` for a local test node (contract §16). Always `mainnet` for the
    * EVM chains, whose chain id says the network.
    */
   network: ChainNetwork;
@@ -313,8 +313,8 @@ export type ChainNetwork = 'mainnet' | 'regtest' | 'localnet';
 /** The test network each chain family with one may be pointed at instead of mainnet. */
 function testNetworkOf(chain: Chain): ChainNetwork | undefined {
   if (isUtxoChain(chain)) return 'regtest';
-  if (chain.rpc === 'solana-json-rpc' || chain.rpc === 'toncenter-http' || chain.rpc === 'aptos-rest')
-    return 'localnet';
+  // The families whose nodes can run a local network; the EVM chains' chain id says the network.
+  if (chain.rpc !== undefined && chain.rpc !== 'evm-json-rpc') return 'localnet';
   return undefined;
 }
 

@@ -70,7 +70,9 @@ describe('chain registry', () => {
                 ? 'toncenter-http' // contract §16
                 : chain.id === 'aptos'
                   ? 'aptos-rest' // its own source (src/modules/follow/aptos), where §10 waited for one
-                  : undefined,
+                  : chain.id === 'sui'
+                    ? 'sui-grpc' // likewise (src/modules/follow/sui)
+                    : undefined,
         });
       }
     }
@@ -85,7 +87,8 @@ describe('chain registry', () => {
           CONTRACT_UTXO.includes(id) ||
           CONTRACT_SOLANA.includes(id) ||
           id === 'ton' ||
-          id === 'aptos',
+          id === 'aptos' ||
+          id === 'sui',
       ),
     );
   });

@@ -96,6 +96,14 @@ export interface AptosChainFacts<Id extends string = string> extends ChainFacts<
   readonly coingeckoPlatform?: undefined;
 }
 
+/** Sui, followed through a full node's gRPC API (`sui.rpc.v2`): checkpoints are final when made. */
+export interface SuiChainFacts<Id extends string = string> extends ChainFacts<Id> {
+  /** -1: the chain has no EIP-155 chain id. */
+  readonly chainId: -1;
+  readonly rpc: 'sui-grpc';
+  readonly coingeckoPlatform?: undefined;
+}
+
 /** A chain without a node API chaintags can follow yet: its data arrives by import only. */
 export interface OtherChainFacts<Id extends string = string> extends ChainFacts<Id> {
   /** -1: the chain has no EIP-155 chain id. */
@@ -110,6 +118,7 @@ export type ChainFactsOf<Id extends string = string> =
   | SolanaChainFacts<Id>
   | TonChainFacts<Id>
   | AptosChainFacts<Id>
+  | SuiChainFacts<Id>
   | OtherChainFacts<Id>;
 
 /** How a followed chain's node is spoken to: each kind is one chain source (src/modules/follow). */
@@ -176,8 +185,8 @@ const APT: NativeToken = { coingeckoId: 'aptos', name: 'Aptos', symbol: 'APT', d
 /**
  * Confirmations of the chains that are not EVM: 6 blocks on the proof-of-work chains (the depth
  * Bitcoin wallets customarily wait for, kept for Bitcoin Cash and Dogecoin, longest-chain designs
- * derived from Bitcoin's); 0 on TON and Aptos, and on Sui the starting value of its future
- * follower: their BFT consensus never reverts a committed block or checkpoint;
+ * derived from Bitcoin's); 0 on TON, Sui and Aptos, whose BFT consensus never reverts a committed
+ * block or checkpoint;
  * 0 on Solana, whose follower reads only `finalized` (rooted) slots, which never roll back: the
  * node's commitment is the wait (about 32 slots, 13 s, behind the newest slot).
  *
@@ -456,7 +465,9 @@ const DEFINITIONS = [
         address_url: 'https://suivision.xyz/account/{{address}}',
       },
     ],
+    // A checkpoint is final when made: Sui's consensus (BFT) certifies it before any node serves it.
     defaultConfirmations: 0,
+    rpc: 'sui-grpc',
   },
   {
     id: 'aptos',

@@ -5,6 +5,7 @@ import type { AddressShape, ChainSource } from './chain-source';
 import { aptosAddressShape } from './aptos/address-shape';
 import { evmAddressShape } from './evm/address-shape';
 import { solanaAddressShape } from './solana/address-shape';
+import { suiAddressShape } from './sui/address-shape';
 import { tonAddressShape } from './ton/address-shape';
 import { utxoAddressShape } from './utxo/address-shape';
 import type { UtxoRepository } from './utxo/utxo.repository';
@@ -57,6 +58,11 @@ const SOURCES: {
     const { AptosSource } = require('./aptos/aptos-source') as typeof import('./aptos/aptos-source');
     return new AptosSource(chain, settings);
   },
+  'sui-grpc': (chain, settings) => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when followed, see above
+    const { SuiSource } = require('./sui/sui-source') as typeof import('./sui/sui-source');
+    return new SuiSource(chain, settings);
+  },
 };
 
 /** Which tracked addresses each kind of chain can follow; `GET /v2/sync` asks it of chains this process does not follow too. */
@@ -66,6 +72,7 @@ const SHAPES: { [Kind in SourceKind]: (chain: ChainId) => AddressShape } = {
   'solana-json-rpc': solanaAddressShape,
   'toncenter-http': tonAddressShape,
   'aptos-rest': aptosAddressShape,
+  'sui-grpc': suiAddressShape,
 };
 
 export function addressShapeFor(chain: Chain): AddressShape | undefined {

@@ -12,6 +12,7 @@ import {
   type HoldingKey,
   type ObservedTransfer,
 } from '../reading';
+import { inBatches } from '../in-batches';
 import { tokenFromContract } from '../token-discovery';
 import { aptosAddressShape } from './address-shape';
 import { AptosApi, AptosApiError } from './aptos-api';
@@ -117,7 +118,7 @@ export class AptosSource implements ChainSource {
     const [parent, blocks] = await Promise.all([
       // The block below names the first one's parent; pruned, the range is the first the follower reads.
       from > 0n ? this.api.block(from - 1n, false).catch((error: unknown) => unlessPruned(error)) : undefined,
-      this.inParallel(heights, (height) => this.fullBlock(height)),
+      inBatches(heights, this.tuning.parallelRequests, (height) => this.fullBlock(height)),
     ]).catch((error: unknown) => {
       unlessPruned(error);
       throw new Error(
@@ -167,7 +168,7 @@ export class AptosSource implements ChainSource {
 
   async balances(keys: readonly HoldingKey[], at: BlockHeader): Promise<Map<string, string>> {
     const version = await this.versionAt(at.number);
-    const amounts = await this.inParallel(keys, (key) =>
+    const amounts = await inBatches(keys, this.tuning.parallelRequests, (key) =>
       this.api.balance(key.address, key.token_address === NATIVE ? APT_COIN_TYPE : key.token_address, version),
     );
     return new Map(keys.map((key, index) => [holdingKey(key), amounts[index]!.toString()]));
@@ -175,7 +176,7 @@ export class AptosSource implements ChainSource {
 
   async discoverTokens(assets: readonly string[], at: BlockHeader): Promise<Map<string, TokenInput | undefined>> {
     const version = await this.versionAt(at.number);
-    const metadata = await this.inParallel(assets, (asset) =>
+    const metadata = await inBatches(assets, this.tuning.parallelRequests, (asset) =>
       this.api.resource<MetadataJson>(asset, FA_METADATA, version),
     );
     return new Map(
@@ -271,14 +272,6 @@ export class AptosSource implements ChainSource {
   private remember(height: bigint, version: bigint): void {
     this.lastVersions.set(height, version);
     if (this.lastVersions.size > REMEMBERED_VERSIONS) this.lastVersions.delete(this.lastVersions.keys().next().value!);
-  }
-
-  /** `read` of every item, a few in flight at once, answers in the items' order. */
-  private async inParallel<T, R>(items: readonly T[], read: (item: T) => Promise<R>): Promise<R[]> {
-    const answers: R[] = [];
-    for (let start = 0; start < items.length; start += this.tuning.parallelRequests)
-      answers.push(...(await Promise.all(items.slice(start, start + this.tuning.parallelRequests).map(read))));
-    return answers;
   }
 }
 
