@@ -3,7 +3,14 @@ import type { ChainId } from '../../core/chains/chain-ids';
 import { chainFacts } from '../../core/chains/chain-registry';
 import type { SourceStores } from './sources';
 
-const FAMILIES = ['evm/evm-source', 'utxo/utxo-source', 'solana/solana-source', 'ton/ton-source'];
+const FAMILIES = [
+  'evm/evm-source',
+  'utxo/utxo-source',
+  'solana/solana-source',
+  'ton/ton-source',
+  'aptos/aptos-source',
+  'sui/sui-source',
+];
 
 function settings(chain: ChainId): FollowedChainConfig {
   return {
@@ -28,7 +35,7 @@ describe('chain sources', () => {
       }
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- a fresh copy, inside isolateModules
       const { addressShapeFor, sourceFor } = require('./sources') as typeof import('./sources');
-      for (const chain of ['ethereum', 'bitcoin', 'solana', 'ton'] as const) {
+      for (const chain of ['ethereum', 'bitcoin', 'solana', 'ton', 'aptos', 'sui'] as const) {
         expect(addressShapeFor(chainFacts(chain))?.valid).toBeInstanceOf(Function);
       }
       expect(required).toEqual([]);
@@ -36,8 +43,10 @@ describe('chain sources', () => {
       expect(sourceFor(chainFacts('solana'), settings('solana'), stores)?.constructor.name).toBe('SolanaSource');
       expect(required).toEqual(['solana/solana-source']);
       expect(sourceFor(chainFacts('ton'), settings('ton'), stores)?.constructor.name).toBe('TonSource');
-      expect(sourceFor(chainFacts('sui'), settings('sui'), stores)).toBeUndefined();
       expect(required).toEqual(['solana/solana-source', 'ton/ton-source']);
+      expect(sourceFor(chainFacts('aptos'), settings('aptos'), stores)?.constructor.name).toBe('AptosSource');
+      expect(sourceFor(chainFacts('sui'), settings('sui'), stores)?.constructor.name).toBe('SuiSource');
+      expect(required).toEqual(['solana/solana-source', 'ton/ton-source', 'aptos/aptos-source', 'sui/sui-source']);
     });
   });
 });
