@@ -456,6 +456,34 @@ describe.each(DATABASES)('tags on %s', (kind) => {
       expect(/[?&]page=(\d+)[^>]*>;\s*rel="prev"/.exec(past.headers.link ?? '')?.[1]).toBe(String(last));
     });
 
+    it('lists only the tags whose name starts with prefix, "_" taken as itself, paged and counted alike', async () => {
+      const [address] = evmAddresses(1);
+      for (const name of ['pfx_exch_a', 'pfx_exch_b', 'pfx_exch_c', 'pfxaexch_d', 'pfx_other'])
+        await alice().post(`/v2/tags/${name}`, [address]).expect(200);
+      await bob().post('/v2/tags/pfx_exch_bob', [address]).expect(200);
+      const names = async (query: string) =>
+        (await followPages(alice().get, `/v2/tags?${query}`)).map((tag: { tag: string }) => tag.tag);
+      expect(await names('prefix=pfx_exch_&per_page=100')).toEqual(['pfx_exch_a', 'pfx_exch_b', 'pfx_exch_c']);
+      // "_" is not LIKE's one-character wildcard: pfxaexch_d does not start with pfx_.
+      expect(await names('prefix=pfx_&per_page=100')).toEqual(['pfx_exch_a', 'pfx_exch_b', 'pfx_exch_c', 'pfx_other']);
+      expect(await names('prefix=pfx&per_page=100')).toContain('pfxaexch_d');
+      expect(await names('prefix=pfx_exch_c&per_page=100')).toEqual(['pfx_exch_c']);
+      expect(await names('prefix=nothing_starts_so&per_page=100')).toEqual([]);
+      // The total counts the matches: two pages of two, the last named by the links.
+      const first = await alice().get('/v2/tags?prefix=pfx_exch_&per_page=2').expect(200);
+      expect(first.body.map((tag: { tag: string }) => tag.tag)).toEqual(['pfx_exch_a', 'pfx_exch_b']);
+      expect(/[?&]page=(\d+)[^>]*>;\s*rel="last"/.exec(first.headers.link ?? '')?.[1]).toBe('2');
+      expect(first.headers.link).toContain('prefix=pfx_exch_');
+      for (const bad of ['PFX', 'pfx-', 'pfx%', '', 'a'.repeat(65)]) {
+        const refused = await alice()
+          .get(`/v2/tags?prefix=${encodeURIComponent(bad)}`)
+          .expect(400);
+        expect(refused.body.code).toBe('INVALID_QUERY');
+        expect(refused.body.message).toMatch(/prefix/);
+      }
+      expect((await alice().get('/v2/tags?prefix=pfx_&prefix=pfx').expect(400)).body.code).toBe('INVALID_QUERY');
+    });
+
     it("lists a tag's addresses by time of assignment, then address, with per_page", async () => {
       const first = evmAddresses(3).sort();
       await alice().post('/v2/tags/ordered_tag', first).expect(200);

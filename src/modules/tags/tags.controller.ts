@@ -6,9 +6,10 @@ import { ApiErrors } from '../../http/docs/api-docs';
 import { AccountId, CallerKey } from '../../http/auth/auth';
 import { JsonBody } from '../../http/json-body';
 import { PageAnswer, Paged, Pager } from '../../http/paging/paged';
-import { PageQueryDto } from '../../http/validation/query.dto';
 import { ChangeTagDto, TagDetailsDto, TaggedAddressDto, TagSummaryDto } from './dto/tag.dto';
 import { TagHistoryEntryDto, TagHistoryQueryDto } from './dto/tag-history.dto';
+import { TagsQueryDto } from './dto/tags-query.dto';
+import { PageQueryDto } from '../../http/validation/query.dto';
 import { TagParam } from '../../http/validation/path-params';
 import { TagsService } from './tags.service';
 
@@ -31,15 +32,16 @@ export class TagsController {
   @Paged(TagSummaryDto, "A page of the account's tags.")
   @ApiOperation({
     summary: 'List tags',
-    description: "The calling account's tags by name, with their address counts. The reserved `0` is not listed.",
+    description:
+      "The calling account's tags by name, with their address counts, or those whose name starts with `prefix`. The reserved `0` is not listed.",
   })
   @ApiErrors('INVALID_QUERY')
   async list(
     @AccountId() accountId: number,
-    @Query() query: PageQueryDto,
+    @Query() query: TagsQueryDto,
     @Pager() pager: PageAnswer,
   ): Promise<TagSummaryDto[]> {
-    return pager.answer(await this.tags.list(accountId, query.page, query.per_page));
+    return pager.answer(await this.tags.list(accountId, query.page, query.per_page, query.prefix));
   }
 
   @Get(':tag')

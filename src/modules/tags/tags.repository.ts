@@ -395,18 +395,27 @@ export class TagsRepository {
 
   /**
    * A page of the account's tags by name, with each one's kept address count, and how many tags
-   * the account has, in one statement (bench/README change 64). A page past the end has no tags
-   * and the total still.
+   * the account has, in one statement (bench/README change 64); only those whose name starts with
+   * `prefix` when given (`LIKE`, its `_` escaped; tag names are lowercase, so SQLite's case-blind
+   * `LIKE` matches as PostgreSQL's does). A page past the end has no tags and the total still.
    */
-  async pageTags(accountId: number, offset: number, limit: number): Promise<{ total: number; tags: TagSummaryRow[] }> {
+  async pageTags(
+    accountId: number,
+    offset: number,
+    limit: number,
+    prefix?: string,
+  ): Promise<{ total: number; tags: TagSummaryRow[] }> {
+    const pattern = prefix === undefined ? undefined : `${prefix.replace(/_/g, '\\_')}%`;
+    const named = (column: string) =>
+      pattern === undefined ? sql`` : sql` AND ${raw(column)} LIKE ${pattern} ESCAPE '\\'`;
     // The total's row has no tag: its name is null (pageBesideTotal).
     const found = await this.db.query<{ total: number | string; name: string | null } & Omit<SummaryRow, 'name'>>(
       prepared(
         pageBesideTotal(
-          sql`SELECT COUNT(*) AS total FROM tags WHERE account_id = ${accountId}`,
+          sql`SELECT COUNT(*) AS total FROM tags WHERE account_id = ${accountId}${named('name')}`,
           sql`SELECT t.name, s.address_count, t.created_at, t.updated_at, t.description
               FROM tags t JOIN tag_stats s ON s.tag_id = t.id
-              WHERE t.account_id = ${accountId} ORDER BY t.name LIMIT ${pageSize(limit)} OFFSET ${offset}`,
+              WHERE t.account_id = ${accountId}${named('t.name')} ORDER BY t.name LIMIT ${pageSize(limit)} OFFSET ${offset}`,
           raw('page.name'),
         ),
       ),

@@ -142,8 +142,13 @@ export class TagsService {
     return new CursorPage(page.map(toTagHistoryEntry), next, query.after === undefined);
   }
 
-  async list(accountId: number, page: number, perPage: number): Promise<OffsetPage<TagSummaryDto>> {
-    const { total, tags } = await this.tags.pageTags(accountId, (page - 1) * perPage, perPage);
+  async list(
+    accountId: number,
+    page: number,
+    perPage: number,
+    prefix: string | undefined,
+  ): Promise<OffsetPage<TagSummaryDto>> {
+    const { total, tags } = await this.tags.pageTags(accountId, (page - 1) * perPage, perPage, prefix);
     return new OffsetPage(tags.map(toTagSummary), page, perPage, total);
   }
 
