@@ -401,5 +401,16 @@ describe.each(DATABASES)('an Aptos node that pruned the blocks to be read, on %s
     await api.atHead(node);
     expect((await api.list(early)).map((entry) => entry.tx_hash)).toEqual([later]);
     expect((await api.balance(early)) ?? '0').toBe(node.balance(early, APT_METADATA).toString());
+
+    // The node prunes up to the follower's block: its parent gone, the follower goes on.
+    node.prune(node.height());
+    const last = node.transfer({
+      sender: early,
+      legs: [{ from: early, to: account(), asset: APT_METADATA, amount: 5n }],
+    });
+    node.seal();
+    await api.atHead(node);
+    expect((await api.list(early)).map((entry) => entry.tx_hash).sort()).toEqual([later, last].sort());
+    expect((await api.sync()).error).toBeNull();
   });
 });

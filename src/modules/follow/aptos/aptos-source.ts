@@ -98,7 +98,8 @@ export class AptosSource implements ChainSource {
   async header(height: bigint): Promise<BlockHeader | undefined> {
     const [block, parent] = await Promise.all([
       this.api.block(height, false),
-      height > 0n ? this.api.block(height - 1n, false) : Promise.resolve(undefined),
+      // The block below names this one's parent; pruned, the parent is not known (and not needed).
+      height > 0n ? this.api.block(height - 1n, false).catch((error: unknown) => unlessPruned(error)) : undefined,
     ]);
     if (block === undefined) return undefined;
     return headerOf(block, parent?.block_hash ?? '');
