@@ -1,3 +1,4 @@
+import { fullMoveAddress } from '../move-address';
 import { changedBalances, pairNetChanges, type NetChange } from '../net-changes';
 import { NATIVE, TouchedSet, type HoldingKey, type ObservedTransfer } from '../reading';
 import {
@@ -33,9 +34,7 @@ export interface BlockOf {
 
 /** An address as the API writes it (`0xa`, any case) written in full: `0x` and 64 lowercase hex digits. */
 export function fullAddress(raw: unknown): string {
-  if (typeof raw !== 'string' || !/^0x[0-9a-fA-F]{1,64}$/.test(raw))
-    throw new Error(`the Aptos API gave an address that is not one: ${String(raw).slice(0, 80)}`);
-  return `0x${raw.slice(2).toLowerCase().padStart(64, '0')}`;
+  return fullMoveAddress(raw, 'the Aptos API');
 }
 
 /**

@@ -1,4 +1,5 @@
 import { parseTokenAddress } from '../../../core/addresses/token-address';
+import { fullMoveAddress } from '../move-address';
 import { changedBalances, pairNetChanges, type NetChange } from '../net-changes';
 import { NATIVE, TouchedSet, type HoldingKey, type ObservedTransfer } from '../reading';
 
@@ -27,9 +28,7 @@ export interface CheckpointOf {
 
 /** A Sui address written in full: `0x` and 64 lowercase hex digits. */
 export function suiAddress(raw: unknown): string {
-  if (typeof raw !== 'string' || !/^0x[0-9a-fA-F]{1,64}$/.test(raw))
-    throw new Error(`the Sui node gave an address that is not one: ${String(raw).slice(0, 80)}`);
-  return `0x${raw.slice(2).toLowerCase().padStart(64, '0')}`;
+  return fullMoveAddress(raw, 'the Sui node');
 }
 
 /** A coin type as records write it: `0` for SUI, else the type with its address in full. */
