@@ -341,5 +341,60 @@ describe.each(DATABASES)('changing a tag on %s', (kind) => {
       expect(await replayed('rename_race_deleted')).toEqual([member]);
       expect(await findDrift(db)).toEqual([]);
     });
+
+    it('answers TAG_NOT_FOUND to a webhook that named the tag while it was renamed, and creates none', async () => {
+      const db = t.app.get(Db);
+      await tagAddresses(t, t.keys.alice, 'rename_race_hook', evmAddresses(1)).expect(200);
+      const webhooks = async (): Promise<number> =>
+        (await alice().get('/v2/webhooks?per_page=100').expect(200)).body.length as number;
+      const before = await webhooks();
+      // The creation has found the tag's name well formed and waits for the account's row (the
+      // cap's lock); meanwhile the tag is renamed.
+      const { creating } = await whileRowsLocked(
+        db,
+        sql`SELECT id FROM accounts WHERE name = ${'alice'} FOR UPDATE`,
+        async () => {
+          const creating = alice()
+            .post('/v2/webhooks', { url: 'http://127.0.0.1:9/race', tags: ['rename_race_hook'] })
+            .then((answer) => answer);
+          await untilWaitingForLock(db);
+          await alice().patch('/v2/tags/rename_race_hook', { name: 'rename_race_hooked' }).expect(200);
+          return { creating };
+        },
+      );
+      // Only the order rename, creation fits: no tag of the old name is left to listen to.
+      const creation = await creating;
+      expect([creation.status, creation.body.code]).toEqual([404, 'TAG_NOT_FOUND']);
+      expect(await webhooks()).toBe(before);
+    });
+
+    it('answers TAG_NOT_FOUND to a webhook change that named the tag while it was renamed, and changes nothing', async () => {
+      const db = t.app.get(Db);
+      await tagAddresses(t, t.keys.alice, 'rename_race_kept', evmAddresses(1)).expect(200);
+      await tagAddresses(t, t.keys.alice, 'rename_race_change', evmAddresses(1)).expect(200);
+      const created = await alice()
+        .post('/v2/webhooks', { url: 'http://127.0.0.1:9/change', tags: ['rename_race_kept'] })
+        .expect(201);
+      const id = created.body.id as string;
+      // The change waits for the webhook's row; meanwhile the tag it names is renamed.
+      const { changing } = await whileRowsLocked(
+        db,
+        sql`SELECT id FROM webhooks WHERE id = ${id} FOR UPDATE`,
+        async () => {
+          const changing = alice()
+            .patch(`/v2/webhooks/${id}`, { tags: ['rename_race_change'], description: 'changed' })
+            .then((answer) => answer);
+          await untilWaitingForLock(db);
+          await alice().patch('/v2/tags/rename_race_change', { name: 'rename_race_changed' }).expect(200);
+          return { changing };
+        },
+      );
+      const change = await changing;
+      expect([change.status, change.body.code]).toEqual([404, 'TAG_NOT_FOUND']);
+      expect((await alice().get(`/v2/webhooks/${id}`).expect(200)).body).toMatchObject({
+        tags: ['rename_race_kept'],
+        description: null,
+      });
+    });
   }
 });

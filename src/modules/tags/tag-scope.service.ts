@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ApiError } from '../../core/errors';
 import { isValidTag, TAG_RULE, UNTAGGED } from '../../core/tags/tag-rules';
 import { NamedScope, NamedTag, TagScope } from '../../core/tags/tag-scope';
+import type { Sql } from '../../database/db.service';
 import { TagsRepository } from './tags.repository';
 
 /** Turns a tag name from a request into the calling account's TagScope. */
@@ -16,6 +17,19 @@ export class TagScopeService {
     const found = await this.tags.findTag(accountId, tag);
     if (found === undefined) throw this.notFound(tag);
     return { kind: 'tag', accountId, tagId: found.id, revision: found.revision };
+  }
+
+  /**
+   * For something kept by tag name (a webhook's tags), written in `tx`: INVALID_TAG for a malformed
+   * name, TAG_NOT_FOUND for the first of `tags` (the reserved `0` aside) this account has no tag
+   * of; the others are held until `tx` ends, so none is renamed or deleted between this check and
+   * the commit (a rename that committed first is seen: its old name is not found).
+   */
+  async holdTags(tx: Sql, accountId: number, tags: readonly string[]): Promise<void> {
+    const names = tags.filter((tag) => this.named(accountId, tag).kind === 'named');
+    const found = await this.tags.holdNamed(tx, accountId, names);
+    const missing = names.find((name) => !found.has(name));
+    if (missing !== undefined) throw this.notFound(missing);
   }
 
   /** INVALID_TAG for a malformed name; otherwise the reserved tag's scope, or the tag's name to look up. */

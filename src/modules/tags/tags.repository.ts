@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Db, Sql } from '../../database/db.service';
-import { inTexts, joinedText, textRows, toIso } from '../../database/dialect';
+import { forKeyShare, inTexts, joinedText, textRows, toIso } from '../../database/dialect';
 import { accountKey, addressSet, addressSetInJoinOrder } from '../../database/address-sets';
 import {
   addMembers,
@@ -112,6 +112,20 @@ export class TagsRepository {
     );
     const row = rows[0];
     return row === undefined ? undefined : { id: Number(row.id), revision: Number(row.revision) };
+  }
+
+  /**
+   * Which of `names` the account has tags of, in `tx`, those tags' rows held (FOR KEY SHARE) until
+   * `tx` ends: a rename or deletion of one of them waits for `tx`, and one that committed first has
+   * taken the name away. Assignments, which change no key of the row, do not wait.
+   */
+  async holdNamed(tx: Sql, accountId: number, names: readonly string[]): Promise<Set<string>> {
+    if (names.length === 0) return new Set();
+    const found = await tx.query<{ name: string }>(
+      sql`SELECT name FROM tags WHERE account_id = ${accountId} AND name IN (${list(names)})
+          ORDER BY id${forKeyShare(tx.dialect)}`,
+    );
+    return new Set(found.map((row) => row.name));
   }
 
   /**

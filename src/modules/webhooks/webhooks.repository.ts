@@ -211,7 +211,17 @@ export class WebhooksRepository {
    * Applies `changes` to the account's webhook; false when it has none such. Setting it `active`
    * makes its pending deliveries due at once (they waited while it was paused or disabled).
    */
-  async update(accountId: number, id: string, changes: WebhookChanges, at: string): Promise<boolean> {
+  /**
+   * Changes the webhook; `holdTags`, given with new tags, checks them in the transaction once the
+   * webhook's row is locked, before they are written (TagScopeService.holdTags).
+   */
+  async update(
+    accountId: number,
+    id: string,
+    changes: WebhookChanges,
+    at: string,
+    holdTags?: (tx: Sql) => Promise<void>,
+  ): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       const sets = [sql`updated_at = ${at}`];
       if (changes.url !== undefined) sets.push(sql`url = ${changes.url}`);
@@ -224,6 +234,7 @@ export class WebhooksRepository {
         sql`UPDATE webhooks SET ${join(sets)} WHERE id = ${id} AND account_id = ${accountId}`,
       );
       if (changed === 0) return false;
+      await holdTags?.(tx);
       if (changes.tags !== undefined) await this.replaceTags(tx, id, changes.tags);
       if (changes.status === 'active') {
         await tx.execute(

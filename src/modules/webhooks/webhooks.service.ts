@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig, WebhooksConfig } from '../../config/config';
 import { ApiError } from '../../core/errors';
-import { UNTAGGED } from '../../core/tags/tag-rules';
 import { OffsetPage } from '../../http/paging/paging';
 import { TagScopeService } from '../tags/tag-scope.service';
 import {
@@ -53,7 +52,6 @@ export class WebhooksService {
       const earlier = await this.repository.findByIdempotencyKey(accountId, idempotency);
       if (earlier !== undefined) return this.replay(accountId, earlier, fingerprint);
     }
-    await this.checkTags(accountId, input.tags!);
     await this.checkDestination(input.url!);
     const id = newWebhookId();
     const secret = newSecret();
@@ -70,6 +68,7 @@ export class WebhooksService {
           `An account can have at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks.`,
         );
       }
+      await this.tagScopes.holdTags(tx, accountId, input.tags!);
       await this.repository.insert(tx, {
         id,
         accountId,
@@ -118,9 +117,15 @@ export class WebhooksService {
   async update(accountId: number, id: string, body: unknown): Promise<WebhookDto> {
     await this.find(accountId, id);
     const input: WebhookInput = parseWebhookInput(body, 'update');
-    if (input.tags !== undefined) await this.checkTags(accountId, input.tags);
     if (input.url !== undefined) await this.checkDestination(input.url);
-    const changed = await this.repository.update(accountId, id, input, new Date().toISOString());
+    const { tags } = input;
+    const changed = await this.repository.update(
+      accountId,
+      id,
+      input,
+      new Date().toISOString(),
+      tags === undefined ? undefined : (tx) => this.tagScopes.holdTags(tx, accountId, tags),
+    );
     if (!changed) throw notFound(id);
     return this.get(accountId, id);
   }
@@ -187,13 +192,6 @@ export class WebhooksService {
     const row = WEBHOOK_ID.test(id) ? await this.repository.find(accountId, id) : undefined;
     if (row === undefined) throw notFound(id);
     return row;
-  }
-
-  /** Each tag must be one of the account's (TAG_NOT_FOUND names the first that is not), or `0`. */
-  private async checkTags(accountId: number, tags: readonly string[]): Promise<void> {
-    for (const tag of tags) {
-      if (tag !== UNTAGGED) await this.tagScopes.resolve(accountId, tag);
-    }
   }
 
   private async checkDestination(url: string): Promise<void> {
