@@ -131,6 +131,19 @@ describe.each(DATABASES)('webhooks on %s', (kind: DatabaseKind) => {
       await bad({ url: 'http://127.0.0.1:9/a\u0000b', tags: ['route_tags'] }, 400, 'INVALID_WEBHOOK_URL');
       await bad({ url: 'http://127.0.0.1:9/a\nb', tags: ['route_tags'] }, 400, 'INVALID_WEBHOOK_URL');
       await bad({ url: 'http://127.0.0.1:9/', tags: ['route_tags'], description: 'a\u0000b' }, 400, 'INVALID_BODY');
+      // A description is one line of at most 500 characters, as a tag's is.
+      await bad({ url: 'http://127.0.0.1:9/', tags: ['route_tags'], description: 'one\ntwo' }, 400, 'INVALID_BODY');
+      await bad(
+        { url: 'http://127.0.0.1:9/', tags: ['route_tags'], description: 'a'.repeat(501) },
+        400,
+        'INVALID_BODY',
+      );
+      const foxes = '🦊'.repeat(500);
+      expect((await alice.patch(created.id, { description: foxes })).description).toBe(foxes);
+      expect((await alice.patch(created.id, { description: 'x\ty' }, 400)).code).toBe('INVALID_BODY');
+      expect((await alice.get(created.id)).description).toBe(foxes);
+      expect((await alice.patch(created.id, { description: '' })).description).toBeNull();
+      expect((await alice.patch(created.id, { description: 'first' })).description).toBe('first');
       await bad({ url: 'http://127.0.0.1:9/', tags: ['Bad Tag'] }, 400, 'INVALID_TAG');
       await bad({ url: 'http://127.0.0.1:9/', tags: ['never_made'] }, 404, 'TAG_NOT_FOUND');
       // Bob's account has no tag route_tags: tags are the account's own.

@@ -1,19 +1,13 @@
 import { ApiError } from '../../../core/errors';
 import { isValidTag, TAG_RULE, UNTAGGED } from '../../../core/tags/tag-rules';
 import { bodyFields } from '../../../http/validation/body-fields';
-
-/** At most this many characters in a tag's description. */
-export const MAX_DESCRIPTION_LENGTH = 500;
+import { DESCRIPTION_RULE, parseDescription } from '../../../core/text/description';
 
 /** What `PATCH /v2/tags/:tag` changes: a new name, a new description (null: none), or both. */
 export interface TagChange {
   name?: string;
   description?: string | null;
 }
-
-/** C0 and C1 control characters, line breaks and tabs included: a description is one line of text. */
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /**
  * The body of `PATCH /v2/tags/:tag`: a JSON object with `name`, `description` or both, and nothing
@@ -30,15 +24,9 @@ export function parseTagChange(body: unknown): TagChange {
   if (name !== undefined && typeof name !== 'string') {
     problems.push({ field: 'name', message: 'name must be a string: the new name of the tag' });
   }
-  if (
-    description !== undefined &&
-    description !== null &&
-    (typeof description !== 'string' || [...description].length > MAX_DESCRIPTION_LENGTH || CONTROL.test(description))
-  ) {
-    problems.push({
-      field: 'description',
-      message: `description must be null or a string of at most ${MAX_DESCRIPTION_LENGTH} characters without control characters`,
-    });
+  const described = description === undefined ? undefined : parseDescription(description);
+  if (description !== undefined && described === undefined) {
+    problems.push({ field: 'description', message: DESCRIPTION_RULE });
   }
   if (problems.length > 0) {
     throw new ApiError('INVALID_BODY', problems.map((problem) => problem.message).join('; '), problems);
@@ -51,6 +39,6 @@ export function parseTagChange(body: unknown): TagChange {
     }
     change.name = name;
   }
-  if (description !== undefined) change.description = description === '' ? null : (description as string | null);
+  if (described !== undefined) change.description = described;
   return change;
 }

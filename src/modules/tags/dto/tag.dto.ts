@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { MAX_DESCRIPTION_LENGTH } from './tag-change';
+import { MAX_DESCRIPTION_LENGTH } from '../../../core/text/description';
 import { CHAIN_IDS } from '../../../core/chains/chain-ids';
 import type { ParsedAddress } from '../../../core/addresses';
 import type { TagSummaryRow } from '../tags.repository';

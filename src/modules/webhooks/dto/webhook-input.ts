@@ -2,11 +2,11 @@ import { ApiError } from '../../../core/errors';
 import { bodyFields } from '../../../http/validation/body-fields';
 import { isChainId, sortChains } from '../../../core/chains/chain-ids';
 import { isValidTag, TAG_RULE } from '../../../core/tags/tag-rules';
+import { DESCRIPTION_RULE, parseDescription } from '../../../core/text/description';
 import { SUBSCRIBABLE_EVENTS } from '../webhook-events';
 import { urlSyntaxProblem } from '../webhook-url';
 
 export const MAX_WEBHOOK_TAGS = 50;
-export const MAX_DESCRIPTION_LENGTH = 500;
 
 /** A create or update body after its checks: absent fields are undefined. */
 export interface WebhookInput {
@@ -88,17 +88,9 @@ export function parseWebhookInput(body: unknown, mode: 'create' | 'update'): Web
   }
 
   if (fields.description !== undefined) {
-    const description = fields.description;
-    if (description === null) input.description = null;
-    else if (typeof description !== 'string' || description.length > MAX_DESCRIPTION_LENGTH) {
-      problems.push({
-        field: 'description',
-        message: `description must be null or a string of at most ${MAX_DESCRIPTION_LENGTH} characters`,
-      });
-    } else if (description.includes('\u0000')) {
-      // PostgreSQL's text cannot hold it: refused on both databases alike.
-      problems.push({ field: 'description', message: 'description must not contain the character U+0000' });
-    } else input.description = description;
+    const description = parseDescription(fields.description);
+    if (description === undefined) problems.push({ field: 'description', message: DESCRIPTION_RULE });
+    else input.description = description;
   }
 
   if (fields.status !== undefined && mode === 'update') {

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CHAIN_IDS } from '../../../core/chains/chain-ids';
 import { binaryOrder } from '../../../core/text/binary-order';
+import { MAX_DESCRIPTION_LENGTH } from '../../../core/text/description';
 import { toIso } from '../../../database/dialect';
 import { SUBSCRIBABLE_EVENTS } from '../webhook-events';
 import { OneOf } from '../../../http/validation/query-params';
@@ -138,7 +139,13 @@ export class CreateWebhookDto {
   })
   events?: string[];
 
-  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 500 })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    maxLength: MAX_DESCRIPTION_LENGTH,
+    example: 'hot wallet alerts',
+    description: `What the webhook is for, up to ${MAX_DESCRIPTION_LENGTH} characters without control characters; null or "" for none.`,
+  })
   description?: string | null;
 }
 
@@ -155,7 +162,13 @@ export class UpdateWebhookDto {
   @ApiPropertyOptional({ type: [String], enum: SUBSCRIBABLE_EVENTS, minItems: 1 })
   events?: string[];
 
-  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 500 })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    maxLength: MAX_DESCRIPTION_LENGTH,
+    example: 'hot wallet alerts',
+    description: `What the webhook is for, up to ${MAX_DESCRIPTION_LENGTH} characters without control characters; null or "" for none.`,
+  })
   description?: string | null;
 
   @ApiPropertyOptional({
