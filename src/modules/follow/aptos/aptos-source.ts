@@ -1,3 +1,4 @@
+import { sharedWhileInFlight } from '../in-flight';
 import type { Chain } from '../../../core/chains/chain-registry';
 import type { ChainId } from '../../../core/chains/chain-ids';
 import type { TokenInput } from '../../../core/records/record-input';
@@ -74,6 +75,8 @@ export class AptosSource implements ChainSource {
   readonly addresses: AddressShape;
   readonly readsAhead = true;
   private readonly api: AptosApi;
+  /** The ledger's newest state, asked once for a turn's `mismatch` and `head` together. */
+  private readonly ledger = sharedWhileInFlight(() => this.api.ledger());
   /** Block height → the version that ends it, for balances read at a block. */
   private readonly lastVersions = new Map<bigint, bigint>();
 
@@ -88,11 +91,11 @@ export class AptosSource implements ChainSource {
   }
 
   async mismatch(): Promise<string | undefined> {
-    return chainIdMismatch(this.settings.network, (await this.api.ledger()).chain_id);
+    return chainIdMismatch(this.settings.network, (await this.ledger()).chain_id);
   }
 
   async head(): Promise<bigint> {
-    return BigInt((await this.api.ledger()).block_height);
+    return BigInt((await this.ledger()).block_height);
   }
 
   async header(height: bigint): Promise<BlockHeader | undefined> {

@@ -1,3 +1,4 @@
+import { sharedWhileInFlight } from '../in-flight';
 import type { Chain } from '../../../core/chains/chain-registry';
 import type { ChainId } from '../../../core/chains/chain-ids';
 import type { TokenInput } from '../../../core/records/record-input';
@@ -73,6 +74,10 @@ export class SuiSource implements ChainSource {
   readonly addresses: AddressShape;
   readonly readsAhead = true;
   private readonly rpc: SuiRpc;
+  /** The node's chain and newest checkpoint, asked once for a turn's `mismatch` and `head` together. */
+  private readonly serviceInfo = sharedWhileInFlight(() =>
+    this.rpc.call('GetServiceInfo', (client, options) => client.ledgerService.getServiceInfo({}, options)),
+  );
 
   constructor(
     private readonly facts: Chain,
@@ -202,10 +207,6 @@ export class SuiSource implements ChainSource {
   rewind(): Promise<Record<string, never>> {
     // Checkpoints are final; balances are the node's. Nothing of the source's own is kept.
     return Promise.resolve({});
-  }
-
-  private serviceInfo() {
-    return this.rpc.call('GetServiceInfo', (client, options) => client.ledgerService.getServiceInfo({}, options));
   }
 
   /** The checkpoint at `sequence` with the fields `paths`, undefined when the node has none there. */

@@ -1,3 +1,4 @@
+import { sharedWhileInFlight } from '../in-flight';
 import { Address, beginCell, Cell } from '@ton/core';
 import type { FollowedChainConfig } from '../../../config/config';
 import type { Chain } from '../../../core/chains/chain-registry';
@@ -111,7 +112,8 @@ export class TonSource implements ChainSource {
   private followed: ReadonlySet<string> = new Set();
   /** Whether `global_id` was checked once. */
   private globalChecked = false;
-  private infoCall: Promise<MasterchainInfoJson> | undefined;
+  /** The masterchain's newest block, asked once for a turn's `mismatch` and `head` together. */
+  private readonly info = sharedWhileInFlight(() => this.api.get<MasterchainInfoJson>('getMasterchainInfo'));
   /** The basechain shard tops of the last masterchain block read. */
   private lastTops: { seqno: bigint; tops: BlockIdJson[] } | undefined;
   private readonly cursors = new Map<string, Cursor>();
@@ -322,13 +324,6 @@ export class TonSource implements ChainSource {
   }
 
   // --- reading blocks -----------------------------------------------------------------------------
-
-  private info(): Promise<MasterchainInfoJson> {
-    this.infoCall ??= this.api.get<MasterchainInfoJson>('getMasterchainInfo').finally(() => {
-      this.infoCall = undefined;
-    });
-    return this.infoCall;
-  }
 
   private blockHeader(workchain: number, shard: string, seqno: bigint): Promise<BlockHeaderJson> {
     return this.api.get<BlockHeaderJson>('getBlockHeader', { workchain, shard, seqno });
