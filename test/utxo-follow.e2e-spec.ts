@@ -10,6 +10,7 @@ import { FollowerProcess, startFollowerProcess, writerFailsOver } from './suppor
 import { Litecoind, startLitecoind, Unspent, WalletAddress } from './support/litecoind';
 import { RpcProxy, startRpcProxy } from './support/rpc-proxy';
 import { DATABASES, DatabaseKind, freshDatabase, newKey, startTestApp, TestApp } from './support/test-app';
+import { hook, WebhookClient, WebhookReceiver } from './support/webhook-receiver';
 
 /**
  * The Bitcoin-family follower (contract §13) against a real node: litecoind in regtest stands in
@@ -130,9 +131,14 @@ describe.each(DATABASES)('following the Bitcoin family from a node, on %s', (kin
   let d: WalletAddress; // dogecoin D…
   let e: WalletAddress; // tracked by its CashAddr form on bitcoincash
   let w: WalletAddress; // nobody tracks it
+  let receiver: WebhookReceiver;
 
   const start = async (): Promise<void> => {
-    t = await startTestApp({ databaseUrl: db.url, keys, env: followEnv(node.rpcUrl) });
+    t = await startTestApp({
+      databaseUrl: db.url,
+      keys,
+      env: followEnv(node.rpcUrl, { WEBHOOK_ALLOW_PRIVATE_URLS: 'on', WEBHOOK_RETRY_SECONDS: '1,1,1' }),
+    });
     api = new UtxoClient(t);
   };
 
@@ -151,7 +157,7 @@ describe.each(DATABASES)('following the Bitcoin family from a node, on %s', (kin
       node.newAddress('legacy'),
       node.newAddress('bech32'),
     ]);
-    db = await freshDatabase(kind);
+    [db, receiver] = await Promise.all([freshDatabase(kind), WebhookReceiver.start()]);
     await start();
     await api.tag('watched_wallets', [on('bitcoin', a), on('bitcoin', b), on('bitcoin', c), on('dogecoin', d)]);
     await api.tag('cash_wallets', [on('bitcoincash', e)]);
@@ -160,6 +166,7 @@ describe.each(DATABASES)('following the Bitcoin family from a node, on %s', (kin
 
   afterAll(async () => {
     await t?.close();
+    await receiver?.close();
     await db?.drop();
     await node?.stop();
   });
@@ -392,6 +399,64 @@ describe.each(DATABASES)('following the Bitcoin family from a node, on %s', (kin
     expect(again).toMatchObject({ id: `bitcoin:${txid}:0`, block_hash: mined, block_number: String(await node.tip()) });
     expect(await api.satoshis('bitcoin', on('bitcoin', h))).toBe('70000000');
     expect(await api.satoshis('bitcoincash', on('bitcoin', h))).toBe('70000000');
+    await expectNoDrift();
+  });
+
+  it('announces a payment to a webhook on each chain that records it, its removal by a reorganisation, and its confirmation again', async () => {
+    const x = await node.newAddress('legacy');
+    await api.tag('hooked_wallets', [on('bitcoin', x)]);
+    await api.atTip(node);
+    await hook(new WebhookClient(t, keys.alice), receiver, '/utxo', {
+      tags: ['hooked_wallets'],
+      chains: ['bitcoin', 'bitcoincash'],
+    });
+    const announced = (count: number) =>
+      eventually(`${count} deliveries`, () => {
+        const requests = receiver.at('/utxo');
+        return Promise.resolve(requests.length >= count ? requests : undefined);
+      });
+    const events = (requests: readonly { verified: unknown }[]) =>
+      requests
+        .map((request) => request.verified as { type: string; data: { transaction: TransactionRow; tags: string[] } })
+        .map(({ type, data }) => ({ type, ...data }))
+        .sort((one, other) => one.transaction.id.localeCompare(other.transaction.id));
+    const shown = async () =>
+      [...(await api.list('bitcoin', on('bitcoin', x))), ...(await api.list('bitcoincash', on('bitcoin', x)))]
+        .map((transaction) => ({ transaction, tags: ['hooked_wallets'] }))
+        .sort((one, other) => one.transaction.id.localeCompare(other.transaction.id));
+
+    const funding = await coin(node, used);
+    const txid = await node.send({
+      inputs: [funding],
+      outputs: [{ address: x.address, value: 25_000_000n }],
+      change: w.address,
+    });
+    const [orphan] = await node.mine(1);
+    await api.atTip(node);
+    const first = await shown();
+    expect(first.map((event) => [event.transaction.id, event.transaction.block_hash])).toEqual([
+      [`bitcoin:${txid}:0`, orphan],
+      [`bitcoincash:${txid}:0`, orphan],
+    ]);
+    const confirmed = events(await announced(2));
+    expect(confirmed).toEqual(first.map((event) => ({ type: 'transaction.confirmed', ...event })));
+
+    await node.invalidate(orphan!);
+    await node.generateBlock(w.address, []);
+    await node.generateBlock(w.address, []);
+    await api.atTip(node);
+    // Each undone transfer as it was announced.
+    const removed = events((await announced(4)).slice(2));
+    expect(removed).toEqual(first.map((event) => ({ type: 'transaction.removed', ...event })));
+
+    const mined = await node.generateBlock(w.address, [txid]);
+    await api.atTip(node);
+    const again = await shown();
+    expect(again.map((event) => event.transaction.block_hash)).toEqual([mined, mined]);
+    expect(events((await announced(6)).slice(4))).toEqual(
+      again.map((event) => ({ type: 'transaction.confirmed', ...event })),
+    );
+    expect(receiver.at('/utxo')).toHaveLength(6);
     await expectNoDrift();
   });
 
