@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Address } from 'viem';
+import { Db } from '../src/database/db.service';
+import { sql } from '../src/database/sql';
 import { IngestService } from '../src/modules/ingest/ingest.service';
 import { Anvil, startAnvil } from './support/anvil';
 import { ndjson, transaction, transactionLine } from './support/factories';
 import { eventually, FollowClient, randomAddress, TransactionRow } from './support/follow-client';
 import { DATABASES, DatabaseKind, freshDatabase, newKey, startTestApp, TestApp } from './support/test-app';
+import { untilWaitingForLock, whileRowsLocked } from './support/row-locks';
 import { startServerProcess } from './support/server-process';
 import { DeliveryAnswer, hook, WebhookAnswer, WebhookClient, WebhookReceiver } from './support/webhook-receiver';
 
@@ -539,6 +542,35 @@ describe.each(DATABASES)('webhooks on %s', (kind: DatabaseKind) => {
       await new Promise((resolve) => setTimeout(resolve, 2500));
       expect(receiver.at('/deleted')).toHaveLength(attempts);
     });
+
+    if (kind === 'postgres') {
+      it('announces nothing to a webhook deleted while a commit announces to it, and the commit goes through', async () => {
+        const db = t.app.get(Db);
+        const payee = randomAddress();
+        await api.tag('deleted_meanwhile', [payee]);
+        await api.synced(anvil);
+        const doomed = await hook(alice, receiver, '/deleted-meanwhile', { tags: ['deleted_meanwhile'] });
+        const seen = logs.length;
+        // The deletion is under way when the follower's commit finds the webhook listening; the commit
+        // waits for it.
+        const paid = await whileRowsLocked(db, sql`DELETE FROM webhooks WHERE id = ${doomed.id}`, async () => {
+          const hash = await pay(7, payee, 1n);
+          await untilWaitingForLock(db);
+          return hash;
+        });
+        await api.synced(anvil);
+        const rows = await api.get<TransactionRow[]>(`/v2/transactions?address=${payee}&chain=ethereum`);
+        expect(rows.map((row) => row.tx_hash)).toEqual([paid]);
+        // The first commit went through: no turn failed on the event of a deleted webhook.
+        const failed = logs
+          .slice(seen)
+          .filter((line) => line.includes('"Follow ethereum"') && line.includes('"level":50'));
+        expect(failed).toEqual([]);
+        expect(receiver.at('/deleted-meanwhile')).toEqual([]);
+        const ping = await t.http().post(`/v2/webhooks/${doomed.id}/ping`).set('X-API-Key', keys.alice);
+        expect([ping.status, (ping.body as { code: string }).code]).toEqual([404, 'WEBHOOK_NOT_FOUND']);
+      });
+    }
 
     it('fails a delivery after the last retry, disables the webhook, and restarts it on PATCH status active', async () => {
       const payee = randomAddress();

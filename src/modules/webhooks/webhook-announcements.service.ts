@@ -58,6 +58,9 @@ export class WebhookAnnouncements {
       if (tags === undefined) byAddress.set(listener.address, (tags = new Set<string>()));
       tags.add(listener.tag);
     }
+    // Webhooks deleted since they were read hear nothing (and one being deleted is waited for).
+    const held = await this.repository.holdWebhooks(tx, [...tagsByWebhook.keys()]);
+    for (const id of tagsByWebhook.keys()) if (!held.has(id)) tagsByWebhook.delete(id);
     if (tagsByWebhook.size === 0) return;
 
     const matches: { webhookId: string; transferId: string; tags: string[] }[] = [];

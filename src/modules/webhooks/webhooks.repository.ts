@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { binaryOrder } from '../../core/text/binary-order';
 import { Db, Sql } from '../../database/db.service';
-import { forUpdate } from '../../database/dialect';
+import { forKeyShare, forUpdate } from '../../database/dialect';
 import { chunks, empty, join, list, pageBesideTotal, raw, rows, splitPage, sql } from '../../database/sql';
 
 export interface WebhookRow {
@@ -323,6 +324,22 @@ export class WebhooksRepository {
     );
   }
 
+  /**
+   * Of `ids`, the webhooks that exist, each held (FOR KEY SHARE) until `tx` ends, so that the
+   * events `tx` writes for them find them: a deletion under way is waited for, and the id of one
+   * that committed is left out. Events are written only for webhooks held so.
+   */
+  async holdWebhooks(tx: Sql, ids: readonly string[]): Promise<Set<string>> {
+    const held = new Set<string>();
+    for (const batch of chunks([...new Set(ids)].sort(binaryOrder))) {
+      const found = await tx.query<{ id: string }>(
+        sql`SELECT id FROM webhooks WHERE id IN (${list(batch)}) ORDER BY id${forKeyShare(tx.dialect)}`,
+      );
+      for (const row of found) held.add(row.id);
+    }
+    return held;
+  }
+
   // ---- announcing, inside a follower's transaction ----
 
   /** Whether any webhook listens for new transfers at all: most commits stop here. */
@@ -359,13 +376,22 @@ export class WebhooksRepository {
     return found;
   }
 
-  /** The standing `transaction.confirmed` events of `chain` above `block`, marked undone in the same go. */
+  /**
+   * The standing `transaction.confirmed` events of `chain` above `block`, marked undone in the same
+   * go; their webhooks held first (holdWebhooks), a webhook's deletion before they are touched.
+   */
   async undoAnnouncedAbove(tx: Sql, chain: string, block: bigint): Promise<Announced[]> {
-    const found = await tx.query<Announced>(
+    const standing = await tx.query<Announced>(
       sql`SELECT e.seq, e.webhook_id, e.transfer_id, e.body, w.events
           FROM webhook_events e JOIN webhooks w ON w.id = e.webhook_id
           WHERE e.chain = ${chain} AND e.block_number > ${block} AND e.event_type = 'transaction.confirmed' AND e.undone = 0`,
     );
+    if (standing.length === 0) return [];
+    const held = await this.holdWebhooks(
+      tx,
+      standing.map((row) => row.webhook_id),
+    );
+    const found = standing.filter((row) => held.has(row.webhook_id));
     for (const batch of chunks(found)) {
       await tx.execute(sql`UPDATE webhook_events SET undone = 1 WHERE seq IN (${list(batch.map((row) => row.seq))})`);
     }

@@ -147,8 +147,10 @@ export class WebhooksService {
     const at = new Date().toISOString();
     const eventId = newEventId();
     const body = { type: PING, timestamp: at, data: { webhook_id: id } };
-    await this.repository.transaction((tx) =>
-      this.repository.insertEvents(tx, [
+    await this.repository.transaction(async (tx) => {
+      // Deleted since it was found: no ping for it.
+      if (!(await this.repository.holdWebhooks(tx, [id])).has(id)) throw notFound(id);
+      await this.repository.insertEvents(tx, [
         {
           id: eventId,
           webhookId: id,
@@ -159,8 +161,8 @@ export class WebhooksService {
           body: JSON.stringify(body),
           at,
         },
-      ]),
-    );
+      ]);
+    });
     return { id: eventId };
   }
 
