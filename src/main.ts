@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { version } from '../package.json';
 import { createApp } from './app.factory';
 import { tuneServerHeap } from './app.heap';
 import { stopOnSignals } from './app.shutdown';
@@ -20,7 +21,9 @@ async function main(): Promise<void> {
     await app.close().catch(() => undefined);
     throw error;
   }
-  process.stdout.write(`chaintags listening on http://localhost:${config.port} (API docs at /docs)\n`);
+  process.stdout.write(
+    `chaintags listening on http://localhost:${config.port} (API docs at /docs; version ${version})\n`,
+  );
   // HTTP first: the requests in flight still need the database. Then the application: followers and
   // pollers finish the commit in progress (beforeApplicationShutdown), then the pools close.
   stopOnSignals(async () => {

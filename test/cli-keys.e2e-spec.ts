@@ -1,3 +1,4 @@
+import { version as packageVersion } from '../package.json';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -245,7 +246,9 @@ describe('the command line loads what a command uses when it runs', () => {
 
   /** Our files among `files`, as paths under src/. */
   const ours = (files: string[]) =>
-    files.filter((file) => !file.includes('/node_modules/')).map((file) => file.replace(/^.*\/src\//, ''));
+    files
+      .filter((file) => !file.includes('/node_modules/') && !file.endsWith('/package.json'))
+      .map((file) => file.replace(/^.*\/src\//, ''));
 
   it('reading the command line requires no module, no Nest application and no database driver', async () => {
     const { files } = await loadedBy();
@@ -287,6 +290,11 @@ describe('the command line loads what a command uses when it runs', () => {
       rmSync(folder, { recursive: true, force: true });
       await db.drop();
     }
+  }, 60_000);
+
+  it('--version prints the version of package.json', async () => {
+    const printed = await runCli('sqlite::memory:', ['--version']);
+    expect({ code: printed.code, stdout: printed.stdout }).toEqual({ code: 0, stdout: `${packageVersion}\n` });
   }, 60_000);
 
   it('--help lists every command', async () => {

@@ -1,3 +1,4 @@
+import { version as packageVersion } from '../package.json';
 import request from 'supertest';
 import { createApp } from '../src/app.factory';
 import { parseConfig } from '../src/config/config';
@@ -134,6 +135,7 @@ describe.each(DATABASES)('GET /metrics on %s', (kind) => {
     expect(find(samples, 'chaintags_follower_indexed_block', { chain: 'ethereum' })?.value).toBe(22_000_108);
     expect(find(samples, 'chaintags_follower_lag_blocks', { chain: 'ethereum' })?.value).toBe(12);
     expect(find(samples, 'chaintags_price_source_errors_total')?.value).toBe(1);
+    expect(find(samples, 'chaintags_build_info', { version: packageVersion })?.value).toBe(1);
     expect(find(samples, 'process_cpu_user_seconds_total')?.value).toBeGreaterThan(0);
     expect(find(samples, 'nodejs_heap_size_used_bytes')?.value).toBeGreaterThan(0);
   });

@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { version } from '../../package.json';
 import { parseConfig } from '../config/config';
 import type { InContext, ModuleCommands } from './command';
 import { COMMANDS } from './commands';
@@ -16,6 +17,7 @@ export function buildProgram(commands: readonly ModuleCommands[] = COMMANDS): Co
       'Manage chaintags: API keys, data imports, tags, the kept stats and chain followers. ' +
         'Uses DATABASE_URL like the server.',
     )
+    .version(version, '-V, --version', 'print the version of chaintags')
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) });
   for (const declared of commands) declared.register(program, inContext);

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { version } from '../../../package.json';
 import type { ChainId } from '../../core/chains/chain-ids';
 
 /** The database pool's state at one moment (PostgreSQL; SQLite has no pool). */
@@ -50,6 +51,14 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Always 1, the running version in its label: a dashboard joins it to tell a rollout's replicas apart. */
+  private readonly buildInfo = new Gauge({
+    name: 'chaintags_build_info',
+    help: 'Always 1; the version running (package.json) in the label.',
+    labelNames: ['version'] as const,
+    registers: [this.registry],
+  });
+
   readonly priceSourceErrors = new Counter({
     name: 'chaintags_price_source_errors_total',
     help: 'Failed requests to the price source.',
@@ -74,6 +83,10 @@ export class Metrics {
     'chaintags_follower_lag_blocks',
     'Blocks between the head and the last committed block.',
   );
+
+  constructor() {
+    this.buildInfo.set({ version }, 1);
+  }
 
   /** Node.js process metrics (CPU, memory, event loop lag, GC), collected at scrape time. */
   collectProcessMetrics(): void {
