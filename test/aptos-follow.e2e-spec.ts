@@ -242,6 +242,22 @@ describe.each(DATABASES)('following Aptos through its node API, on %s', (kind: D
     await expectNoDrift();
   });
 
+  it('asks the node twice a turn at its head: the ledger once, and the block it last committed without the one below', async () => {
+    node.transfer({ sender: carol, legs: [{ from: carol, to: bob, asset: APT_METADATA, amount: 5n }] });
+    node.seal();
+    await api.atHead(node);
+    const tip = node.height();
+    const from = node.calls.length;
+    // Ten turns or so, nothing new on the node.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const paths = node.calls.slice(from).map((call) => call.path);
+    const ledger = paths.filter((path) => path === '/v1').length;
+    expect(ledger).toBeGreaterThanOrEqual(3);
+    expect(new Set(paths)).toEqual(new Set(['/v1', `/v1/blocks/by_height/${tip}`]));
+    // One of each a turn (a turn may be cut by the window's ends).
+    expect(Math.abs(paths.length - 2 * ledger)).toBeLessThanOrEqual(1);
+  });
+
   it('takes in an account tracked later with its APT balance and follows it from then on, without earlier history', async () => {
     const dave = account();
     const early = node.transfer({

@@ -37,8 +37,8 @@ export interface AptosSourceTuning {
 
 export const APTOS_SOURCE_TUNING: AptosSourceTuning = { parallelRequests: 8, transactionsPerPage: 100 };
 
-/** How many blocks' last versions are remembered for the balance reads after a range. */
-const REMEMBERED_VERSIONS = 4096;
+/** How many blocks' last versions (for the balance reads after a range) and headers are remembered. */
+const REMEMBERED_BLOCKS = 4096;
 
 /** A fungible asset's metadata resource (the fields read). */
 interface MetadataJson {
@@ -79,6 +79,8 @@ export class AptosSource implements ChainSource {
   private readonly ledger = sharedWhileInFlight(() => this.api.ledger());
   /** Block height → the version that ends it, for balances read at a block. */
   private readonly lastVersions = new Map<bigint, bigint>();
+  /** The headers of blocks read, by height. */
+  private readonly headersRead = new Map<bigint, BlockHeader>();
 
   constructor(
     private readonly facts: Chain,
@@ -98,14 +100,23 @@ export class AptosSource implements ChainSource {
     return BigInt((await this.ledger()).block_height);
   }
 
+  /**
+   * The block at `height` as the node has it now. Its parent's hash comes from the block below,
+   * read again only when this block is not one this source read (a block's hash names its
+   * transactions, and blocks are final, so the one read before had the same parent): a follower
+   * asks for its own block every turn.
+   */
   async header(height: bigint): Promise<BlockHeader | undefined> {
-    const [block, parent] = await Promise.all([
-      this.api.block(height, false),
-      // The block below names this one's parent; pruned, the parent is not known (and not needed).
-      height > 0n ? this.api.block(height - 1n, false).catch((error: unknown) => unlessPruned(error)) : undefined,
-    ]);
+    const block = await this.api.block(height, false);
     if (block === undefined) return undefined;
-    return headerOf(block, parent?.block_hash ?? '');
+    const read = this.headersRead.get(height);
+    if (read?.hash === block.block_hash.toLowerCase()) return read;
+    // The block below names this one's parent; pruned, the parent is not known (and not needed).
+    const parent =
+      height > 0n ? await this.api.block(height - 1n, false).catch((error: unknown) => unlessPruned(error)) : undefined;
+    const header = headerOf(block, parent?.block_hash ?? '');
+    this.remember(height, BigInt(block.last_version), header);
+    return header;
   }
 
   async prepare(): Promise<void> {
@@ -142,7 +153,7 @@ export class AptosSource implements ChainSource {
         throw new ChainMoved(`block ${height} does not begin where block ${previous.block_height} ended`, height);
       const header = headerOf(block, previous?.block_hash ?? '');
       headers.push(header);
-      this.remember(height, BigInt(block.last_version));
+      this.remember(height, BigInt(block.last_version), header);
       for (const tx of block.transactions ?? []) {
         await this.learnStores(tx, stores);
         const read = readTransaction(tx, { height, hash: header.hash, time: header.time }, followed, stores);
@@ -273,9 +284,12 @@ export class AptosSource implements ChainSource {
     return version;
   }
 
-  private remember(height: bigint, version: bigint): void {
+  private remember(height: bigint, version: bigint, header?: BlockHeader): void {
     this.lastVersions.set(height, version);
-    if (this.lastVersions.size > REMEMBERED_VERSIONS) this.lastVersions.delete(this.lastVersions.keys().next().value!);
+    if (this.lastVersions.size > REMEMBERED_BLOCKS) this.lastVersions.delete(this.lastVersions.keys().next().value!);
+    if (header === undefined) return;
+    this.headersRead.set(height, header);
+    if (this.headersRead.size > REMEMBERED_BLOCKS) this.headersRead.delete(this.headersRead.keys().next().value!);
   }
 }
 
