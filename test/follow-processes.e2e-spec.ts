@@ -4,6 +4,7 @@ import { Db } from '../src/database/db.service';
 import { Anvil, startAnvil } from './support/anvil';
 import { eventually, FollowClient, randomAddress } from './support/follow-client';
 import { FollowerProcess, leaseHolder, startFollowerProcess } from './support/follower-process';
+import { find, parse, Sample } from './support/prometheus';
 import { RpcProxy, startRpcProxy } from './support/rpc-proxy';
 import { deployTestToken, mint } from './support/test-token';
 import { DATABASES, DatabaseKind, freshDatabase, startTestApp, TestApp } from './support/test-app';
@@ -15,6 +16,12 @@ import { DATABASES, DatabaseKind, freshDatabase, startTestApp, TestApp } from '.
  */
 
 const ETHER = 10n ** 18n;
+
+/** What `GET /metrics` shows of the chains' followers. */
+async function followerSamples(t: TestApp): Promise<Sample[]> {
+  const { text } = await t.http().get('/metrics').expect(200);
+  return parse(text).filter((sample) => sample.name.startsWith('chaintags_follower_'));
+}
 
 /** The blocks at which the proxy was asked for native balances. */
 function balancesAskedAt(proxy: RpcProxy): bigint[] {
@@ -322,6 +329,9 @@ describe.each(DATABASES)('a node that fails the way providers fail, on %s', (kin
     expect(row.error).toBeTruthy();
     expect(row.error).not.toContain(proxy.url);
     expect(row.error).not.toContain('127.0.0.1');
+    const failing = await followerSamples(t);
+    expect(find(failing, 'chaintags_follower_status', { chain: 'ethereum', status: 'error' })?.value).toBe(1);
+    expect(find(failing, 'chaintags_follower_status', { chain: 'ethereum', status: 'synced' })?.value).toBe(0);
     stop();
     const watched = randomAddress();
     await reader.tag('recovered', [watched]);
@@ -330,5 +340,64 @@ describe.each(DATABASES)('a node that fails the way providers fail, on %s', (kin
     await eventually('the follower to recover', async () =>
       (await reader.hashes(watched)).includes(paid) && (await reader.ethereum()).status === 'synced' ? true : undefined,
     );
+    const recovered = await followerSamples(t);
+    expect(find(recovered, 'chaintags_follower_status', { chain: 'ethereum', status: 'error' })?.value).toBe(0);
+    expect(find(recovered, 'chaintags_follower_status', { chain: 'ethereum', status: 'synced' })?.value).toBe(1);
+  });
+});
+
+describe.each(DATABASES)('an API process beside a follow worker, on %s', (kind: DatabaseKind) => {
+  let anvil: Anvil;
+  let db: { url: string; drop: () => Promise<void> };
+  let t: TestApp;
+  const workers: FollowerProcess[] = [];
+
+  beforeAll(async () => {
+    anvil = await startAnvil();
+    db = await freshDatabase(kind);
+    // As docs/operations.md has it: the API process knows the RPC URL, and leaves following to the worker.
+    t = await startTestApp({
+      databaseUrl: db.url,
+      env: { RPC_URL_ETHEREUM: anvil.url, CONFIRMATIONS_ETHEREUM: '0', FOLLOW: 'off' },
+    });
+  });
+
+  afterAll(async () => {
+    await Promise.all(workers.map((worker) => worker.kill()));
+    await t?.close();
+    await db?.drop();
+    await anvil?.stop();
+  });
+
+  it('shows on /metrics the chain the worker follows, as /v2/sync does, and no series for a chain nobody follows', async () => {
+    const reader = new FollowClient(t);
+    expect(await followerSamples(t)).toEqual([
+      { name: 'chaintags_follower_status', labels: { chain: 'ethereum', status: 'synced' }, value: 0 },
+      { name: 'chaintags_follower_status', labels: { chain: 'ethereum', status: 'syncing' }, value: 1 },
+      { name: 'chaintags_follower_status', labels: { chain: 'ethereum', status: 'error' }, value: 0 },
+    ]);
+    workers.push(
+      startFollowerProcess(db.url, {
+        RPC_URL_ETHEREUM: anvil.url,
+        CONFIRMATIONS_ETHEREUM: '0',
+        FOLLOW_INTERVAL_MS: '100',
+      }),
+    );
+    const payee = randomAddress();
+    await reader.tag('worker_metrics', [payee]);
+    const hash = await anvil.walletClient(3).sendTransaction({ to: payee, value: ETHER });
+    await anvil.publicClient.waitForTransactionReceipt({ hash });
+    const row = await reader.synced(anvil);
+    const samples = await followerSamples(t);
+    const value = (name: string, labels: Record<string, string> = {}) =>
+      find(samples, name, { chain: 'ethereum', ...labels })?.value;
+    expect(value('chaintags_follower_head_block')).toBe(Number(row.head_block));
+    expect(value('chaintags_follower_indexed_block')).toBe(Number(row.indexed_block));
+    expect(value('chaintags_follower_lag_blocks')).toBe(Number(row.head_block) - Number(row.indexed_block));
+    expect(value('chaintags_follower_status', { status: 'synced' })).toBe(1);
+    expect(value('chaintags_follower_status', { status: 'syncing' })).toBe(0);
+    // The worker reports every turn: its last report is recent.
+    expect(Math.abs(value('chaintags_follower_updated_timestamp_seconds')! * 1000 - Date.now())).toBeLessThan(10_000);
+    expect(samples.filter((sample) => sample.labels.chain !== 'ethereum')).toEqual([]);
   });
 });

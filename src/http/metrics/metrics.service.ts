@@ -12,13 +12,20 @@ export interface PoolFigures {
   max: number;
 }
 
-/** What a chain follower reports after each step. */
-export interface FollowerFigures {
-  /** The chain's latest block, as last seen. */
-  head: bigint;
+/** A followed chain as `GET /v2/sync` shows it, for the follower gauges. */
+export interface FollowerState {
+  chain: ChainId;
+  status: (typeof FOLLOWER_STATUSES)[number];
+  /** The chain's latest block, as last seen (undefined before the first report). */
+  head: bigint | undefined;
   /** The last block whose data is committed. */
-  indexed: bigint;
+  indexed: bigint | undefined;
+  /** When the process following the chain last recorded a turn, in ms since the epoch. */
+  updatedAt: number | undefined;
 }
+
+/** The states `chaintags_follower_status` has a series for, one of them 1. */
+export const FOLLOWER_STATUSES = ['synced', 'syncing', 'error'] as const;
 
 /**
  * chaintags' Prometheus metrics, in a registry of its own (so that several applications in one
@@ -26,7 +33,8 @@ export interface FollowerFigures {
  *
  * - the HTTP middleware counts requests and their latency (`httpMetrics`);
  * - the database pool is read at scrape time from the source given to `observePool`;
- * - a chain follower calls `reportFollower` after each step;
+ * - the followers are read at scrape time from the source given to `observeFollowers`: their rows
+ *   in the database, so every process shows every chain, whichever process follows it;
  * - a price source increments `priceSourceErrors` on each failed request.
  *
  * Labels hold only route templates, methods, status codes, chain ids and fixed words: never an
@@ -71,19 +79,6 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  private readonly followerHead = this.chainGauge(
-    'chaintags_follower_head_block',
-    "The chain's latest block, as last seen.",
-  );
-  private readonly followerIndexed = this.chainGauge(
-    'chaintags_follower_indexed_block',
-    'The last block whose data is committed.',
-  );
-  private readonly followerLag = this.chainGauge(
-    'chaintags_follower_lag_blocks',
-    'Blocks between the head and the last committed block.',
-  );
-
   constructor() {
     this.buildInfo.set({ version }, 1);
   }
@@ -117,13 +112,52 @@ export class Metrics {
     gauge('chaintags_db_pool_connections_max', 'The most connections the pool opens.', (f) => f.max);
   }
 
-  reportFollower(chain: ChainId, figures: FollowerFigures): void {
-    this.followerHead.set({ chain }, Number(figures.head));
-    this.followerIndexed.set({ chain }, Number(figures.indexed));
-    this.followerLag.set({ chain }, Number(figures.head - figures.indexed));
-  }
-
-  private chainGauge(name: string, help: string): Gauge<'chain'> {
-    return new Gauge({ name, help, labelNames: ['chain'] as const, registers: [this.registry] });
+  /**
+   * Adds the follower gauges, filled at each scrape from `source`: the followed chains as the
+   * database records them (`GET /v2/sync`'s rows), so an API process shows the chains a `follow`
+   * worker or another replica follows. A chain that is not followed has no series.
+   */
+  observeFollowers(source: () => Promise<readonly FollowerState[]>): void {
+    const gauge = <L extends string>(
+      name: string,
+      help: string,
+      labelNames: readonly L[],
+      fill: (gauge: Gauge<L>, state: FollowerState) => void,
+    ) =>
+      new Gauge<L>({
+        name,
+        help,
+        labelNames,
+        registers: [this.registry],
+        async collect(this: Gauge<L>) {
+          const states = await source();
+          this.reset();
+          for (const state of states) fill(this, state);
+        },
+      });
+    const chainGauge = (name: string, help: string, value: (state: FollowerState) => bigint | number | undefined) =>
+      gauge(name, help, ['chain'], (figure, state) => {
+        const read = value(state);
+        if (read !== undefined) figure.set({ chain: state.chain }, Number(read));
+      });
+    chainGauge('chaintags_follower_head_block', "The chain's latest block, as last seen.", (state) => state.head);
+    chainGauge('chaintags_follower_indexed_block', 'The last block whose data is committed.', (state) => state.indexed);
+    chainGauge('chaintags_follower_lag_blocks', 'Blocks between the head and the last committed block.', (state) =>
+      state.head === undefined || state.indexed === undefined ? undefined : state.head - state.indexed,
+    );
+    chainGauge(
+      'chaintags_follower_updated_timestamp_seconds',
+      'When the process following the chain last recorded a turn (seconds since the epoch).',
+      (state) => (state.updatedAt === undefined ? undefined : state.updatedAt / 1000),
+    );
+    gauge(
+      'chaintags_follower_status',
+      'The status GET /v2/sync shows: 1 for the current one of synced, syncing and error, 0 for the others.',
+      ['chain', 'status'],
+      (figure, state) => {
+        for (const status of FOLLOWER_STATUSES)
+          figure.set({ chain: state.chain, status }, status === state.status ? 1 : 0);
+      },
+    );
   }
 }

@@ -11,7 +11,6 @@ import {
 import type { ChainId } from '../../core/chains/chain-ids';
 import { chainFacts } from '../../core/chains/chain-registry';
 import { APP_CONFIG, AppConfig, FollowConfig } from '../../config/config';
-import { Metrics } from '../../http/metrics/metrics.service';
 import { IngestService } from '../ingest/ingest.service';
 import { WebhookAnnouncements } from '../webhooks/webhook-announcements.service';
 import { ChainFollower, DEFAULT_TUNING, FollowerReport } from './chain-follower';
@@ -44,8 +43,6 @@ export class FollowService implements OnApplicationBootstrap, BeforeApplicationS
     private readonly ingest: IngestService,
     private readonly utxo: UtxoRepository,
     private readonly ton: TonRepository,
-    // Absent in a context without the HTTP server's metrics (the `follow` command).
-    @Optional() private readonly metrics?: Metrics,
     // Absent in a context without the webhooks module: then nothing is announced.
     @Optional() private readonly announcements?: WebhookAnnouncements,
   ) {
@@ -105,8 +102,5 @@ export class FollowService implements OnApplicationBootstrap, BeforeApplicationS
 
   private record(chain: ChainId, report: FollowerReport): void {
     this.reports.set(chain, report);
-    if (report.head !== undefined && report.indexed !== undefined) {
-      this.metrics?.reportFollower(chain, { head: report.head, indexed: report.indexed });
-    }
   }
 }

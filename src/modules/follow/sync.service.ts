@@ -1,10 +1,12 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { ChainId } from '../../core/chains/chain-ids';
 import { chainFacts, CHAINS } from '../../core/chains/chain-registry';
 import { APP_CONFIG, AppConfig, FollowConfig } from '../../config/config';
 import { toIso } from '../../database/dialect';
+import { FollowerState, Metrics } from '../../http/metrics/metrics.service';
 import { SyncDto } from './dto/sync.dto';
 import { FollowerRow, FollowRepository } from './follow.repository';
+import { sharedWhileInFlight } from './in-flight';
 import { addressShapeFor } from './sources';
 
 /** A follower that has not reported for this long (and at least 10 of its intervals) is reported as failing. */
@@ -25,8 +27,29 @@ export class SyncService {
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly repository: FollowRepository,
+    // Absent in a context without the HTTP server's metrics (the `follow` command).
+    @Optional() metrics?: Metrics,
   ) {
     this.follow = config.follow;
+    // The gauges of one scrape, collected at once, share one reading.
+    metrics?.observeFollowers(sharedWhileInFlight(() => this.followed()));
+  }
+
+  /** The followed chains (not `off`) as `list` answers them, for the metrics. */
+  private async followed(): Promise<FollowerState[]> {
+    return (await this.list()).flatMap((answer) =>
+      answer.status === 'off'
+        ? []
+        : [
+            {
+              chain: answer.chain as ChainId,
+              status: answer.status,
+              head: answer.head_block === null ? undefined : BigInt(answer.head_block),
+              indexed: answer.indexed_block === null ? undefined : BigInt(answer.indexed_block),
+              updatedAt: answer.updated_at === null ? undefined : Date.parse(answer.updated_at),
+            },
+          ],
+    );
   }
 
   async list(now = new Date()): Promise<SyncDto[]> {
