@@ -48,7 +48,10 @@ export class AppModule {
         ConfigModule.forRoot(config),
         DatabaseModule,
         DiscoveryModule,
-        MetricsModule.forRoot({ enabled: config.operations.metrics, processMetrics: options.processMetrics }),
+        MetricsModule.forRoot({
+          route: config.operations.metrics,
+          processMetrics: config.operations.metrics && options.processMetrics,
+        }),
         ThrottlerModule.forRoot({
           throttlers: [{ name: 'default', ttl: 60_000, limit: Math.max(config.rateLimitPerMinute, 1) }],
           skipIf: () => config.rateLimitPerMinute === 0,

@@ -5,6 +5,7 @@ import { Anvil, startAnvil } from './support/anvil';
 import { eventually, FollowClient, randomAddress } from './support/follow-client';
 import { FollowerProcess, leaseHolder, startFollowerProcess } from './support/follower-process';
 import { find, parse, Sample } from './support/prometheus';
+import { freePort } from './support/pg-cluster';
 import { RpcProxy, startRpcProxy } from './support/rpc-proxy';
 import { deployTestToken, mint } from './support/test-token';
 import { DATABASES, DatabaseKind, freshDatabase, startTestApp, TestApp } from './support/test-app';
@@ -376,13 +377,14 @@ describe.each(DATABASES)('an API process beside a follow worker, on %s', (kind: 
       { name: 'chaintags_follower_status', labels: { chain: 'ethereum', status: 'syncing' }, value: 1 },
       { name: 'chaintags_follower_status', labels: { chain: 'ethereum', status: 'error' }, value: 0 },
     ]);
-    workers.push(
-      startFollowerProcess(db.url, {
-        RPC_URL_ETHEREUM: anvil.url,
-        CONFIRMATIONS_ETHEREUM: '0',
-        FOLLOW_INTERVAL_MS: '100',
-      }),
-    );
+    const port = await freePort();
+    const follower = startFollowerProcess(db.url, {
+      RPC_URL_ETHEREUM: anvil.url,
+      CONFIRMATIONS_ETHEREUM: '0',
+      FOLLOW_INTERVAL_MS: '100',
+      METRICS_PORT: String(port),
+    });
+    workers.push(follower);
     const payee = randomAddress();
     await reader.tag('worker_metrics', [payee]);
     const hash = await anvil.walletClient(3).sendTransaction({ to: payee, value: ETHER });
@@ -399,5 +401,22 @@ describe.each(DATABASES)('an API process beside a follow worker, on %s', (kind: 
     // The worker reports every turn: its last report is recent.
     expect(Math.abs(value('chaintags_follower_updated_timestamp_seconds')! * 1000 - Date.now())).toBeLessThan(10_000);
     expect(samples.filter((sample) => sample.labels.chain !== 'ethereum')).toEqual([]);
+
+    // The worker serves its own GET /metrics on METRICS_PORT: the same followers, and the process's figures.
+    const served = await fetch(`http://127.0.0.1:${port}/metrics`);
+    expect(served.headers.get('content-type')).toMatch(/^text\/plain/);
+    const worker = parse(await served.text());
+    expect(find(worker, 'chaintags_follower_status', { chain: 'ethereum', status: 'synced' })?.value).toBe(1);
+    expect(find(worker, 'chaintags_follower_indexed_block', { chain: 'ethereum' })?.value).toBe(
+      Number(row.indexed_block),
+    );
+    expect(find(worker, 'chaintags_build_info')?.value).toBe(1);
+    expect(find(worker, 'process_cpu_user_seconds_total')?.value).toBeGreaterThan(0);
+    expect(find(worker, 'chaintags_webhook_pending_deliveries')?.value).toBe(0);
+    expect((await fetch(`http://127.0.0.1:${port}/v2/sync`)).status).toBe(404);
+    // SIGTERM closes it with the rest, a scraper's kept-alive connection included.
+    follower.signal('SIGTERM');
+    expect(await follower.exited).toEqual({ code: 0, signal: null });
+    await expect(fetch(`http://127.0.0.1:${port}/metrics`)).rejects.toThrow();
   });
 });

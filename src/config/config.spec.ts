@@ -160,6 +160,15 @@ describe('parseConfig', () => {
       expect.objectContaining({ message: expect.not.stringContaining('secret') }),
     );
   });
+  it("reads METRICS_PORT, the follow worker's metrics port: none by default, a port from 1 to 65535", () => {
+    const port = (value?: string) =>
+      parseConfig(value === undefined ? {} : { METRICS_PORT: value }).operations.workerMetricsPort;
+    expect(port()).toBeUndefined();
+    expect(port('')).toBeUndefined();
+    expect(port('9464')).toBe(9464);
+    for (const bad of ['0', '65536', 'x', '-1', '94.6']) expect(() => port(bad)).toThrow(/^METRICS_PORT must/);
+  });
+
   describe('following the chains', () => {
     it('follows nothing by default and keeps every chain with its documented confirmations', () => {
       const follow = parseConfig({}).follow;

@@ -205,6 +205,8 @@ export interface OperationsConfig {
    * with the request's protocol and `Host`.
    */
   publicUrl: string | undefined;
+  /** `METRICS_PORT`: the port the `follow` worker serves GET /metrics on; undefined: it serves none. */
+  workerMetricsPort: number | undefined;
 }
 
 function parseOperations(env: NodeJS.ProcessEnv): OperationsConfig {
@@ -221,6 +223,10 @@ function parseOperations(env: NodeJS.ProcessEnv): OperationsConfig {
     production: env.NODE_ENV === 'production',
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS ?? ''),
     publicUrl: parsePublicUrl(env.PUBLIC_URL ?? ''),
+    workerMetricsPort:
+      env.METRICS_PORT === undefined || env.METRICS_PORT === ''
+        ? undefined
+        : parseInteger(env, 'METRICS_PORT', 0, 1, 65535),
   };
 }
 

@@ -15,7 +15,7 @@ export const followCommands: ModuleCommands = {
           'Several processes may run on one PostgreSQL: one writes each chain, the others stand by.',
       )
       .action(() =>
-        inContext(load, async (context, { FollowService, logging }) => {
+        inContext(load, async (context, { FollowService, logging, metrics }) => {
           const config = parseConfig(process.env);
           const format = logging.logFormat(process.stderr.isTTY === true, config.operations.production);
           context.useLogger(new logging.NestPinoLogger(logging.createLogger(config.logLevel, process.stderr, format)));
@@ -23,6 +23,11 @@ export const followCommands: ModuleCommands = {
           if (followers.followedChains().length === 0) {
             process.stderr.write('no chain has an RPC URL: set RPC_URL_<CHAIN> (for example RPC_URL_ETHEREUM)\n');
           }
+          const served =
+            metrics === undefined
+              ? undefined
+              : await metrics.serveMetrics(context.get(metrics.Metrics).registry, metrics.port);
+          if (served !== undefined) process.stderr.write(`serving GET /metrics on port ${served.port}\n`);
           followers.start();
           await new Promise<void>((resolve) => {
             const stop = (): void => {
@@ -33,6 +38,7 @@ export const followCommands: ModuleCommands = {
             process.once('SIGTERM', stop);
             process.once('SIGINT', stop);
           });
+          await served?.close();
         }),
       );
   },
@@ -47,14 +53,28 @@ function load() {
   const { WebhooksModule } =
     require('../../webhooks/webhooks.module') as typeof import('../../webhooks/webhooks.module');
   const logging = require('../../../http/logging/logging') as typeof import('../../../http/logging/logging');
+  const { operations } = parseConfig(process.env);
+  const port = operations.metrics ? operations.workerMetricsPort : undefined;
+  const metrics =
+    port === undefined
+      ? undefined
+      : {
+          port,
+          ...(require('../../../http/metrics/metrics.module') as typeof import('../../../http/metrics/metrics.module')),
+          ...(require('../../../http/metrics/metrics.service') as typeof import('../../../http/metrics/metrics.service')),
+          ...(require('../../../http/metrics/metrics-server') as typeof import('../../../http/metrics/metrics-server')),
+        };
   /* eslint-enable @typescript-eslint/no-require-imports */
   return {
     modules: [
       FollowModule.forRoot({ startOnBoot: false, http: false }),
       PricesModule,
       WebhooksModule.forRoot({ dispatch: true, http: false }),
+      // With METRICS_PORT: what the followers, the price poller and the webhooks report, and the process's own.
+      ...(metrics === undefined ? [] : [metrics.MetricsModule.forRoot({ route: false, processMetrics: true })]),
     ],
     FollowService,
     logging,
+    metrics,
   };
 }
