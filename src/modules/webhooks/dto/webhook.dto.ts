@@ -106,6 +106,15 @@ export class DeliveryDto {
   created_at!: string;
 }
 
+/** A webhook's description in a create or update body (the rule: core/text/description.ts). */
+const DESCRIPTION_FIELD = {
+  type: String,
+  nullable: true,
+  maxLength: MAX_DESCRIPTION_LENGTH,
+  example: 'hot wallet alerts',
+  description: `What the webhook is for, up to ${MAX_DESCRIPTION_LENGTH} characters without control characters; null or "" for none.`,
+};
+
 export class CreateWebhookDto {
   @ApiProperty({
     example: 'https://hooks.example.com/chaintags',
@@ -139,13 +148,7 @@ export class CreateWebhookDto {
   })
   events?: string[];
 
-  @ApiPropertyOptional({
-    type: String,
-    nullable: true,
-    maxLength: MAX_DESCRIPTION_LENGTH,
-    example: 'hot wallet alerts',
-    description: `What the webhook is for, up to ${MAX_DESCRIPTION_LENGTH} characters without control characters; null or "" for none.`,
-  })
+  @ApiPropertyOptional(DESCRIPTION_FIELD)
   description?: string | null;
 }
 
@@ -162,13 +165,7 @@ export class UpdateWebhookDto {
   @ApiPropertyOptional({ type: [String], enum: SUBSCRIBABLE_EVENTS, minItems: 1 })
   events?: string[];
 
-  @ApiPropertyOptional({
-    type: String,
-    nullable: true,
-    maxLength: MAX_DESCRIPTION_LENGTH,
-    example: 'hot wallet alerts',
-    description: `What the webhook is for, up to ${MAX_DESCRIPTION_LENGTH} characters without control characters; null or "" for none.`,
-  })
+  @ApiPropertyOptional(DESCRIPTION_FIELD)
   description?: string | null;
 
   @ApiPropertyOptional({
