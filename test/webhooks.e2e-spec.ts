@@ -1,3 +1,4 @@
+import { version as packageVersion } from '../package.json';
 import { randomUUID } from 'node:crypto';
 import { Address } from 'viem';
 import { Db } from '../src/database/db.service';
@@ -499,6 +500,7 @@ describe.each(DATABASES)('webhooks on %s', (kind: DatabaseKind) => {
       );
       expect(first!.id).toBe(id);
       expect(first!.verified).toMatchObject({ type: 'webhook.ping', data: { webhook_id: pinged.id } });
+      expect(first!.userAgent).toBe(`chaintags-webhooks/${packageVersion}`);
 
       const rotated = (
         await t.http().post(`/v2/webhooks/${pinged.id}/rotate-secret`).set('X-API-Key', keys.alice).expect(200)

@@ -13,6 +13,7 @@ export interface Received {
   /** The body parsed, when the signature verified with the path's current secret; undefined otherwise. */
   verified: WebhookBody | undefined;
   raw: string;
+  userAgent: string | undefined;
   answered: number | 'hang' | 'huge';
   at: number;
 }
@@ -101,6 +102,7 @@ export class WebhookReceiver {
       id: headers['webhook-id'],
       timestamp: headers['webhook-timestamp'],
       signature: headers['webhook-signature'],
+      userAgent: request.headers['user-agent'],
       verified,
       raw,
       answered: 200,

@@ -1,8 +1,12 @@
+import { version } from '../../../package.json';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import { isInternalAddress } from './internal-addresses';
 import { guardedLookup, hostOf, InternalDestination } from './webhook-url';
+
+/** Sent with every delivery, so that a receiver's logs and firewall can tell chaintags' requests apart. */
+const USER_AGENT = `chaintags-webhooks/${version}`;
 
 /** How long a receiver has to answer, headers and the part of the body read. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -75,7 +79,7 @@ export class DeliveryClient {
             ...request.headers,
             'content-type': 'application/json',
             'content-length': String(body.length),
-            'user-agent': 'chaintags-webhooks',
+            'user-agent': USER_AGENT,
           },
         },
         (answer) => {
