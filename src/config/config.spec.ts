@@ -160,6 +160,7 @@ describe('parseConfig', () => {
       expect.objectContaining({ message: expect.not.stringContaining('secret') }),
     );
   });
+
   it("reads METRICS_PORT, the follow worker's metrics port: none by default, a port from 1 to 65535", () => {
     const port = (value?: string) =>
       parseConfig(value === undefined ? {} : { METRICS_PORT: value }).operations.workerMetricsPort;

@@ -1,7 +1,7 @@
 /**
  * `call`, shared while it runs: callers that come before it settles get the same answer, the next
- * one after it asks again. For a node's newest state, which a follower's turn asks for twice at
- * once (`mismatch` and `head`).
+ * one after it asks again. For what several callers ask at once: a node's newest state in a
+ * follower's turn (`mismatch` and `head`), the followers' rows for a scrape's gauges.
  */
 export function sharedWhileInFlight<T>(call: () => Promise<T>): () => Promise<T> {
   let running: Promise<T> | undefined;
