@@ -248,8 +248,8 @@ describe.each(DATABASES)('following Aptos through its node API, on %s', (kind: D
     await api.atHead(node);
     const tip = node.height();
     const from = node.calls.length;
-    // Ten turns or so, nothing new on the node.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // Fifteen turns or so (FOLLOW_INTERVAL_MS 100), nothing new on the node.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
     const paths = node.calls.slice(from).map((call) => call.path);
     const ledger = paths.filter((path) => path === '/v1').length;
     expect(ledger).toBeGreaterThanOrEqual(3);
