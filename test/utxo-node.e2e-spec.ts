@@ -11,8 +11,8 @@ import {
   BitcoinRpcError,
   BitcoinRpcUnavailable,
 } from '../src/modules/follow/utxo/bitcoin-rpc';
-import { BlockReadPath, choosePath, readBlocks, readHeader, tipHeight } from '../src/modules/follow/utxo/block-reader';
-import { networkMismatch } from '../src/modules/follow/utxo/network';
+import { BlockReadPath, choosePath, readBlocks, readHeader } from '../src/modules/follow/utxo/block-reader';
+import { chainInfo, networkMismatch } from '../src/modules/follow/utxo/network';
 import { UtxoBlock } from '../src/modules/follow/utxo/utxo-block';
 import { Litecoind, startLitecoind, Unspent, WalletAddress } from './support/litecoind';
 import { freePort } from './support/pg-cluster';
@@ -257,8 +257,9 @@ describe('a Bitcoin-family node (litecoind, regtest)', () => {
     height = at;
   });
 
-  it('reads headers and the tip', async () => {
-    expect(await tipHeight(rpc)).toBe(height);
+  it('reads headers, and the tip and network from getblockchaininfo', async () => {
+    expect(await chainInfo(rpc)).toEqual({ chain: 'regtest', blocks: height });
+    expect(await rpc.call('getblockcount')).toBe(Number(height));
     const header = await readHeader(rpc, height);
     const [block] = await readBlocks(rpc, height, height, 'verbose-block');
     expect(header).toEqual({ number: height, hash: block!.hash, parentHash: block!.parentHash, time: block!.time });

@@ -248,12 +248,3 @@ export async function readHeader(
   }
   return { number: height, hash, parentHash, time: new Date(fields.time * 1000).toISOString() };
 }
-
-/** The height of the node's best block. */
-export async function tipHeight(rpc: BitcoinRpc): Promise<bigint> {
-  const count = await rpc.call<unknown>('getblockcount');
-  if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0) {
-    throw new MalformedNodeAnswer('getblockcount is not a block height');
-  }
-  return BigInt(count);
-}

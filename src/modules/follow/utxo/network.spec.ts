@@ -1,4 +1,4 @@
-import { failure, startStandIn, StandIn } from '../../../../test/support/bitcoin-node-stand-in';
+import { answer, failure, startStandIn, StandIn } from '../../../../test/support/bitcoin-node-stand-in';
 import { BitcoinRpc } from './bitcoin-rpc';
 import { networkMismatch, UtxoChainId } from './network';
 
@@ -34,15 +34,19 @@ describe('networkMismatch on mainnet', () => {
   let serving: FakeChain;
 
   beforeAll(async () => {
-    node = await startStandIn((body) => {
-      const call = body as { id: number; method: string; params: number[] };
+    // One call, or a batch of them, as Bitcoin Core answers: the best height is the highest one served.
+    const reply = (call: { id: number; method: string; params: number[] }): unknown => {
       if (call.method === 'getblockchaininfo') {
-        return { body: JSON.stringify({ result: { chain: serving.name }, error: null, id: call.id }) };
+        const blocks = Math.max(...Object.keys(serving.hashes).map(Number));
+        return { result: { chain: serving.name, blocks }, error: null, id: call.id };
       }
       const hash = serving.hashes[call.params[0]!];
-      return hash === undefined
-        ? { status: 500, body: JSON.stringify(failure(call, -8, 'Block height out of range')) }
-        : { body: JSON.stringify({ result: hash, error: null, id: call.id }) };
+      return hash === undefined ? failure(call, -8, 'Block height out of range') : answer(call, hash);
+    };
+    node = await startStandIn((body) => {
+      if (Array.isArray(body)) return { body: JSON.stringify(body.map(reply)) };
+      const one = reply(body as { id: number; method: string; params: number[] }) as { error: unknown };
+      return { status: one.error === null ? 200 : 500, body: JSON.stringify(one) };
     });
   });
   afterAll(() => node.close());
@@ -75,9 +79,20 @@ describe('networkMismatch on mainnet', () => {
     ['syncing', 'bitcoin', undefined],
     ['syncing', 'bitcoincash', undefined],
   ])('a %s node followed as %s: %s', async (serves, chain, reason) => {
-    const answer = await check(serves, chain);
-    if (reason === undefined) expect(answer).toBeUndefined();
-    else expect(answer).toMatch(reason);
+    const from = node.requests.length;
+    const said = await check(serves, chain);
+    if (reason === undefined) expect(said).toBeUndefined();
+    else expect(said).toMatch(reason);
+    // getblockchaininfo, then the hashes in one batch: two requests.
+    expect(node.requests.length - from).toBe(2);
+  });
+
+  it('takes a getblockchaininfo without a block height for a malformed answer', async () => {
+    // No height served: Math.max() of none is -Infinity, which JSON writes as null.
+    serving = { name: 'main', hashes: {} };
+    await expect(networkMismatch(new BitcoinRpc([node.url]), 'bitcoin', 'mainnet')).rejects.toThrow(
+      'getblockchaininfo has no block height (blocks)',
+    );
   });
 
   it('refuses a mainnet node for regtest, naming what it says it is', async () => {

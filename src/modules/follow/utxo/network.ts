@@ -1,4 +1,5 @@
-import { BitcoinRpc, BitcoinRpcError } from './bitcoin-rpc';
+import { BitcoinRpc } from './bitcoin-rpc';
+import { MalformedNodeAnswer } from './utxo-block';
 
 /** What `NETWORK_<CHAIN>` may say (contract §13). */
 export type UtxoNetwork = 'mainnet' | 'regtest';
@@ -31,20 +32,42 @@ const NAMES: Readonly<Record<UtxoChainId, string>> = {
   dogecoin: 'Dogecoin',
 };
 
-/** Bitcoin Core's RPC_INVALID_PARAMETER: `getblockhash` above the node's tip. */
-const RPC_INVALID_PARAMETER = -8;
+/** What `getblockchaininfo` says that the network check and the head use. */
+export interface ChainInfo {
+  /** The network it names (`main`, `test`, `regtest`), when it is a short word. */
+  chain: string | undefined;
+  /** The height of its best block (what `getblockcount` answers). */
+  blocks: bigint;
+}
+
+/** Reads `getblockchaininfo`'s `chain` and `blocks`; a node without a block height there is malformed. */
+export async function chainInfo(rpc: BitcoinRpc): Promise<ChainInfo> {
+  const info = await rpc.call<unknown>('getblockchaininfo');
+  const { chain, blocks } = (typeof info === 'object' && info !== null ? info : {}) as {
+    chain?: unknown;
+    blocks?: unknown;
+  };
+  if (typeof blocks !== 'number' || !Number.isSafeInteger(blocks) || blocks < 0) {
+    throw new MalformedNodeAnswer('getblockchaininfo has no block height (blocks)');
+  }
+  // Only a short word is repeated in a sentence meant for a person.
+  return {
+    chain: typeof chain === 'string' && /^[a-z0-9_-]{1,20}$/i.test(chain) ? chain : undefined,
+    blocks: BigInt(blocks),
+  };
+}
 
 /**
  * Undefined when the node follows `chain` on `network`, else a sentence saying why not, for
  * `GET /v2/sync` (no URL in it). Before writing anything for a chain, the follower asks this.
+ * `info` is the node's `getblockchaininfo` (chainInfo), which a turn reads once for this and the head.
  *
  * mainnet: the node's block 0 must be the chain's genesis. Bitcoin and Bitcoin Cash share it, so
  * their block at `SPLIT_HEIGHT` tells them apart (and, for Bitcoin Cash, the block at
  * `BSV_SPLIT_HEIGHT` tells it from Bitcoin SV). A node that has not yet reached a split height is
  * accepted: every block it has is the same on both sides of the split, so whatever is written
- * from it is right for either chain. The follower must ask again once the node is past the split
- * (it does whenever it starts, and it should when it reaches `SPLIT_HEIGHT`): from there on, a
- * node of the other chain is refused.
+ * from it is right for either chain. The follower asks again every turn, so once the node is past
+ * the split a node of the other chain is refused. The hashes are asked for in one JSON-RPC batch.
  *
  * regtest: the node must say it is on regtest (`getblockchaininfo().chain`).
  */
@@ -52,25 +75,32 @@ export async function networkMismatch(
   rpc: BitcoinRpc,
   chain: UtxoChainId,
   network: UtxoNetwork,
+  info: Promise<ChainInfo> = chainInfo(rpc),
 ): Promise<string | undefined> {
   const name = NAMES[chain];
   const setting = `NETWORK_${chain.toUpperCase()}`;
-  const reported = await reportedChain(rpc);
+  const { chain: reported, blocks } = await info;
 
   if (network === 'regtest') {
     if (reported === 'regtest') return undefined;
     return `${setting} is regtest, but the node says it is on ${reported === undefined ? 'another network' : `"${reported}"`}`;
   }
 
-  const genesis = await rpc.call<unknown>('getblockhash', [0]);
+  // The heights the node has of those that tell the chains apart: a split it has not reached yet
+  // cannot be asked for (getblockhash above the tip is an error), and needs no answer.
+  const splits = chain === 'dogecoin' ? [] : chain === 'bitcoin' ? [SPLIT_HEIGHT] : [SPLIT_HEIGHT, BSV_SPLIT_HEIGHT];
+  const heights = [0, ...splits.filter((height) => BigInt(height) <= blocks)];
+  const hashes = await rpc.batch<unknown>(heights.map((height) => ({ method: 'getblockhash', params: [height] })));
+  const hashAt = (height: number): unknown => hashes[heights.indexOf(height)];
+
   const expectedGenesis = chain === 'dogecoin' ? DOGECOIN_GENESIS : BITCOIN_GENESIS;
-  if (genesis !== expectedGenesis) {
+  if (hashAt(0) !== expectedGenesis) {
     const on = reported === undefined ? '' : ` (the node says it is on "${reported}")`;
     return `${setting} is mainnet, but the node's genesis block is not ${name}'s mainnet genesis${on}`;
   }
   if (chain === 'dogecoin') return undefined;
 
-  const atSplit = await hashAt(rpc, SPLIT_HEIGHT);
+  const atSplit = hashAt(SPLIT_HEIGHT);
   if (atSplit === undefined) return undefined;
   if (chain === 'bitcoin') {
     if (atSplit === BITCOIN_AT_SPLIT) return undefined;
@@ -82,23 +112,7 @@ export async function networkMismatch(
     const other = atSplit === BITCOIN_AT_SPLIT ? 'follows Bitcoin' : 'is on another chain';
     return `the node ${other}: its block ${SPLIT_HEIGHT} is not Bitcoin Cash's`;
   }
-  const atBsvSplit = await hashAt(rpc, BSV_SPLIT_HEIGHT);
+  const atBsvSplit = hashAt(BSV_SPLIT_HEIGHT);
   if (atBsvSplit === undefined || atBsvSplit === BITCOINCASH_AT_BSV_SPLIT) return undefined;
   return `the node follows another chain (Bitcoin SV?): its block ${BSV_SPLIT_HEIGHT} is not Bitcoin Cash's`;
-}
-
-async function reportedChain(rpc: BitcoinRpc): Promise<string | undefined> {
-  const info = await rpc.call<unknown>('getblockchaininfo');
-  const chain = typeof info === 'object' && info !== null ? (info as { chain?: unknown }).chain : undefined;
-  // Only a short word is repeated in a sentence meant for a person.
-  return typeof chain === 'string' && /^[a-z0-9_-]{1,20}$/i.test(chain) ? chain : undefined;
-}
-
-async function hashAt(rpc: BitcoinRpc, height: number): Promise<string | undefined> {
-  try {
-    return await rpc.call<string>('getblockhash', [height]);
-  } catch (error) {
-    if (error instanceof BitcoinRpcError && error.code === RPC_INVALID_PARAMETER) return undefined;
-    throw error;
-  }
 }

@@ -1,3 +1,4 @@
+import { sharedWhileInFlight } from '../in-flight';
 import { addressOfScript, outputScriptOf } from '../../../core/addresses/output-script';
 import type { ChainId } from '../../../core/chains/chain-ids';
 import type { TokenInput } from '../../../core/records/record-input';
@@ -17,12 +18,11 @@ import {
   choosePath,
   readBlocks,
   readHeader,
-  tipHeight,
   TRANSACTIONS_PER_REQUEST,
   type BlockReadPath,
   type ReadBudget,
 } from './block-reader';
-import { networkMismatch, type UtxoChainId, type UtxoNetwork } from './network';
+import { chainInfo, networkMismatch, type UtxoChainId, type UtxoNetwork } from './network';
 import { outpointKey, TrackedOutput, UtxoRepository } from './utxo.repository';
 import { satoshis, type UtxoBlock, type UtxoTransaction } from './utxo-block';
 import { utxoAddressShape } from './address-shape';
@@ -105,6 +105,8 @@ export class UtxoSource implements ChainSource {
   private ahead: BlocksAhead | undefined;
   /** Reads ahead still running, used or dropped: `settled` awaits them. */
   private readonly reading = new Set<Promise<unknown>>();
+  /** The node's network and best height, asked once for a turn's `mismatch` and `head` together. */
+  private readonly info = sharedWhileInFlight(() => chainInfo(this.rpc));
 
   constructor(
     private readonly settings: FollowedChainConfig,
@@ -118,11 +120,11 @@ export class UtxoSource implements ChainSource {
 
   mismatch(): Promise<string | undefined> {
     // The configuration gives the Bitcoin family mainnet or regtest only.
-    return networkMismatch(this.rpc, this.chain as UtxoChainId, this.settings.network as UtxoNetwork);
+    return networkMismatch(this.rpc, this.chain as UtxoChainId, this.settings.network as UtxoNetwork, this.info());
   }
 
-  head(): Promise<bigint> {
-    return tipHeight(this.rpc);
+  async head(): Promise<bigint> {
+    return (await this.info()).blocks;
   }
 
   header(height: bigint): Promise<BlockHeader | undefined> {
