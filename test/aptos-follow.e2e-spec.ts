@@ -7,6 +7,7 @@ import { AptosStandIn } from './support/aptos-node-stand-in';
 import { eventually, FollowClient, HoldingRow, SyncRow, TransactionRow } from './support/follow-client';
 import { FollowerProcess, killedMidCatchUp } from './support/follower-process';
 import { DATABASES, DatabaseKind, freshDatabase, startTestApp, TestApp } from './support/test-app';
+import { hook, WebhookClient, WebhookReceiver } from './support/webhook-receiver';
 
 /**
  * The Aptos follower against a stand-in of the Aptos node API (test/support/aptos-node-stand-in.ts):
@@ -55,6 +56,7 @@ describe.each(DATABASES)('following Aptos through its node API, on %s', (kind: D
   let db: { url: string; drop: () => Promise<void> };
   let t: TestApp;
   let api: AptosClient;
+  let receiver: WebhookReceiver;
   const alice = account(); // tracked
   const bob = account(); // tracked
   const carol = account(); // not tracked
@@ -71,8 +73,11 @@ describe.each(DATABASES)('following Aptos through its node API, on %s', (kind: D
   beforeAll(async () => {
     // Pages of three transactions: most blocks below are completed from /v1/transactions.
     node = await AptosStandIn.start({ apiKey: API_KEY, pageSize: 3 });
-    db = await freshDatabase(kind);
-    t = await startTestApp({ databaseUrl: db.url, env: followEnv(node) });
+    [db, receiver] = await Promise.all([freshDatabase(kind), WebhookReceiver.start()]);
+    t = await startTestApp({
+      databaseUrl: db.url,
+      env: followEnv(node, { WEBHOOK_ALLOW_PRIVATE_URLS: 'on', WEBHOOK_RETRY_SECONDS: '1,1,1' }),
+    });
     api = new AptosClient(t);
     await api.tag('aptos_wallets', [alice, bob]);
     await api.atHead(node);
@@ -84,6 +89,7 @@ describe.each(DATABASES)('following Aptos through its node API, on %s', (kind: D
 
   afterAll(async () => {
     await t?.close();
+    await receiver?.close();
     await db?.drop();
     await node?.stop();
   });
@@ -276,6 +282,57 @@ describe.each(DATABASES)('following Aptos through its node API, on %s', (kind: D
     expect(rows.some((row) => row.tx_hash === early)).toBe(false);
     await expectBalance(dave);
     await expectNoDrift();
+  });
+
+  it('announces each transfer of tagged accounts to a webhook once, as /v2/transactions shows it, and nothing before an account was tagged', async () => {
+    // The later tag exists before the webhook names it; erin joins it once the webhook listens.
+    await api.tag('aptos_later', [account()]);
+    const webhooks = new WebhookClient(t, t.keys.alice);
+    const { id: webhook } = await hook(webhooks, receiver, '/aptos', {
+      tags: ['aptos_wallets', 'aptos_later'],
+      chains: ['aptos'],
+    });
+    const erin = account();
+    const dan = account(); // never tracked
+    const into = node.transfer({ sender: carol, legs: [{ from: carol, to: alice, asset: APT_METADATA, amount: 41n }] });
+    // Two transfers in one transaction, one between tracked accounts: each announced once.
+    const split = node.transfer({
+      sender: alice,
+      legs: [
+        { from: alice, to: bob, asset: APT_METADATA, amount: 42n },
+        { from: alice, to: dan, asset: APT_METADATA, amount: 43n },
+      ],
+    });
+    node.transfer({ sender: carol, legs: [{ from: carol, to: dan, asset: APT_METADATA, amount: 44n }] });
+    const early = node.transfer({ sender: carol, legs: [{ from: carol, to: erin, asset: APT_METADATA, amount: 45n }] });
+    node.seal();
+    await api.atHead(node);
+    await api.tag('aptos_later', [erin]);
+    await eventually('erin taken in', async () => ((await api.balance(erin)) === '45' ? true : undefined));
+    const live = node.transfer({ sender: carol, legs: [{ from: carol, to: erin, asset: APT_METADATA, amount: 46n }] });
+    node.seal();
+    await api.atHead(node);
+
+    const ofHash = async (owner: string, hash: string): Promise<TransactionRow[]> =>
+      (await api.list(owner)).filter((row) => row.tx_hash === hash);
+    const expected = [
+      ...(await ofHash(alice, into)).map((transaction) => ({ transaction, tags: ['aptos_wallets'] })),
+      ...(await ofHash(alice, split)).map((transaction) => ({ transaction, tags: ['aptos_wallets'] })),
+      ...(await ofHash(erin, live)).map((transaction) => ({ transaction, tags: ['aptos_later'] })),
+    ].sort((a, b) => a.transaction.id.localeCompare(b.transaction.id));
+    expect(expected.map((entry) => entry.transaction.value).sort()).toEqual(['41', '42', '43', '46']);
+    expect((await api.list(erin)).some((row) => row.tx_hash === early)).toBe(false);
+    await eventually('every delivery answered', async () => {
+      const log = await webhooks.deliveries(webhook);
+      return log.length >= expected.length && log.every((row) => row.status === 'delivered') ? true : undefined;
+    });
+    expect(await webhooks.deliveries(webhook)).toHaveLength(expected.length);
+    const received = receiver.at('/aptos');
+    expect(received.every((request) => request.verified?.type === 'transaction.confirmed')).toBe(true);
+    const delivered = received
+      .map((request) => request.verified!.data)
+      .sort((a, b) => String(a.transaction!.id).localeCompare(String(b.transaction!.id)));
+    expect(delivered).toEqual(expected);
   });
 });
 

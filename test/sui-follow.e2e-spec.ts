@@ -6,6 +6,7 @@ import { eventually, FollowClient, HoldingRow, SyncRow, TransactionRow } from '.
 import { FollowerProcess, killedMidCatchUp } from './support/follower-process';
 import { SUI_TYPE, SuiStandIn } from './support/sui-node-stand-in';
 import { DATABASES, DatabaseKind, freshDatabase, startTestApp, TestApp } from './support/test-app';
+import { hook, WebhookClient, WebhookReceiver } from './support/webhook-receiver';
 
 /**
  * The Sui follower against a stand-in of a full node's gRPC API (test/support/sui-node-stand-in.ts):
@@ -47,6 +48,7 @@ describe.each(DATABASES)('following Sui through a full node’s gRPC API, on %s'
   let db: { url: string; drop: () => Promise<void> };
   let t: TestApp;
   let api: SuiClient;
+  let receiver: WebhookReceiver;
   const alice = account(); // tracked
   const bob = account(); // tracked
   const carol = account(); // not tracked
@@ -62,8 +64,11 @@ describe.each(DATABASES)('following Sui through a full node’s gRPC API, on %s'
 
   beforeAll(async () => {
     node = await SuiStandIn.start();
-    db = await freshDatabase(kind);
-    t = await startTestApp({ databaseUrl: db.url, env: followEnv(node) });
+    [db, receiver] = await Promise.all([freshDatabase(kind), WebhookReceiver.start()]);
+    t = await startTestApp({
+      databaseUrl: db.url,
+      env: followEnv(node, { WEBHOOK_ALLOW_PRIVATE_URLS: 'on', WEBHOOK_RETRY_SECONDS: '1,1,1' }),
+    });
     api = new SuiClient(t);
     await api.tag('sui_wallets', [alice, bob]);
     await api.atHead(node);
@@ -75,6 +80,7 @@ describe.each(DATABASES)('following Sui through a full node’s gRPC API, on %s'
 
   afterAll(async () => {
     await t?.close();
+    await receiver?.close();
     await db?.drop();
     await node?.stop();
   });
@@ -222,6 +228,53 @@ describe.each(DATABASES)('following Sui through a full node’s gRPC API, on %s'
     expect(rows.some((row) => row.tx_hash === early)).toBe(false);
     await expectBalance(dave);
     await expectNoDrift();
+  });
+
+  it('announces each transfer of tagged wallets to a webhook once, as /v2/transactions shows it, and nothing before an address was tagged', async () => {
+    // The later tag exists before the webhook names it; erin joins it once the webhook listens.
+    await api.tag('sui_later', [account()]);
+    const webhooks = new WebhookClient(t, t.keys.alice);
+    const { id: webhook } = await hook(webhooks, receiver, '/sui', {
+      tags: ['sui_wallets', 'sui_later'],
+      chains: ['sui'],
+    });
+    const erin = account();
+    const dan = account(); // never tracked
+    const into = node.transfer({ sender: carol, legs: [{ from: carol, to: alice, coinType: SUI_TYPE, amount: 41n }] });
+    const between = node.transfer({
+      sender: alice,
+      legs: [{ from: alice, to: bob, coinType: SUI_TYPE, amount: 42n }],
+    });
+    node.transfer({ sender: carol, legs: [{ from: carol, to: dan, coinType: SUI_TYPE, amount: 43n }] });
+    const early = node.transfer({ sender: carol, legs: [{ from: carol, to: erin, coinType: SUI_TYPE, amount: 44n }] });
+    node.seal();
+    await api.atHead(node);
+    await api.tag('sui_later', [erin]);
+    await eventually('erin taken in', async () => ((await api.balance(erin)) === '44' ? true : undefined));
+    const live = node.transfer({ sender: carol, legs: [{ from: carol, to: erin, coinType: SUI_TYPE, amount: 45n }] });
+    node.seal();
+    await api.atHead(node);
+
+    const byDigest = async (owner: string, digest: string): Promise<TransactionRow> =>
+      (await api.list(owner)).find((row) => row.tx_hash === digest)!;
+    const expected = [
+      { transaction: await byDigest(alice, into), tags: ['sui_wallets'] },
+      { transaction: await byDigest(bob, between), tags: ['sui_wallets'] },
+      { transaction: await byDigest(erin, live), tags: ['sui_later'] },
+    ].sort((a, b) => a.transaction.id.localeCompare(b.transaction.id));
+    expect(expected.map((entry) => entry.transaction.value).sort()).toEqual(['41', '42', '45']);
+    expect((await api.list(erin)).some((row) => row.tx_hash === early)).toBe(false);
+    await eventually('every delivery answered', async () => {
+      const log = await webhooks.deliveries(webhook);
+      return log.length >= expected.length && log.every((row) => row.status === 'delivered') ? true : undefined;
+    });
+    expect(await webhooks.deliveries(webhook)).toHaveLength(expected.length);
+    const received = receiver.at('/sui');
+    expect(received.every((request) => request.verified?.type === 'transaction.confirmed')).toBe(true);
+    const delivered = received
+      .map((request) => request.verified!.data)
+      .sort((a, b) => String(a.transaction!.id).localeCompare(String(b.transaction!.id)));
+    expect(delivered).toEqual(expected);
   });
 });
 
