@@ -572,6 +572,35 @@ describe.each(DATABASES)('webhooks on %s', (kind: DatabaseKind) => {
         const ping = await t.http().post(`/v2/webhooks/${doomed.id}/ping`).set('X-API-Key', keys.alice);
         expect([ping.status, (ping.body as { code: string }).code]).toEqual([404, 'WEBHOOK_NOT_FOUND']);
       });
+
+      it('answers WEBHOOK_NOT_FOUND to a redelivery that found the webhook before it was deleted', async () => {
+        const db = t.app.get(Db);
+        await api.tag('redelivered_meanwhile', [randomAddress()]);
+        const doomed = await hook(alice, receiver, '/redelivered-meanwhile', { tags: ['redelivered_meanwhile'] });
+        await t.http().post(`/v2/webhooks/${doomed.id}/ping`).set('X-API-Key', keys.alice).expect(202);
+        const [ping] = await eventually('the ping delivered', async () => {
+          const rows = await alice.deliveries(doomed.id);
+          return rows[0]?.status === 'delivered' ? rows : undefined;
+        });
+        // The redelivery has found the webhook when its deletion, under way, commits.
+        const { redelivering } = await whileRowsLocked(
+          db,
+          sql`DELETE FROM webhooks WHERE id = ${doomed.id}`,
+          async () => {
+            const redelivering = t
+              .http()
+              .post(`/v2/webhooks/${doomed.id}/redeliver`)
+              .set('X-API-Key', keys.alice)
+              .send({ deliveries: [ping!.id] })
+              .then((answer) => answer);
+            await untilWaitingForLock(db);
+            return { redelivering };
+          },
+        );
+        const answer = await redelivering;
+        expect([answer.status, (answer.body as { code: string }).code]).toEqual([404, 'WEBHOOK_NOT_FOUND']);
+        expect(receiver.at('/redelivered-meanwhile')).toHaveLength(1);
+      });
     }
 
     it('fails a delivery after the last retry, disables the webhook, and restarts it on PATCH status active', async () => {

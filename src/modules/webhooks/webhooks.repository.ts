@@ -310,6 +310,7 @@ export class WebhooksRepository {
    * undid is not sent again. Answers how many are pending again.
    */
   async redeliver(
+    tx: Sql,
     webhookId: string,
     chosen: { since: string } | { ids: readonly string[] },
     now: string,
@@ -318,7 +319,7 @@ export class WebhooksRepository {
       'since' in chosen
         ? sql`status = 'failed' AND created_at >= ${chosen.since}`
         : sql`status IN ('failed', 'delivered') AND id IN (${list(chosen.ids)})`;
-    return this.db.execute(
+    return tx.execute(
       sql`UPDATE webhook_events SET status = 'pending', next_attempt_at = ${now}
           WHERE webhook_id = ${webhookId} AND undone = 0 AND ${which}`,
     );

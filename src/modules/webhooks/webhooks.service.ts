@@ -169,13 +169,19 @@ export class WebhooksService {
   /**
    * Sends deliveries again (`body`: RedeliveryInput): each chosen one is pending again, due now, for
    * one more attempt, under its own id and body; the dispatcher sends it as soon as the webhook is
-   * active (a ping whatever the status). Answers how many.
+   * active (a ping whatever the status). Answers how many; a webhook deleted meanwhile is not found.
    */
   async redeliver(accountId: number, id: string, body: unknown): Promise<{ redelivered: number }> {
     const input = parseRedeliveryInput(body);
     await this.find(accountId, id);
     const chosen = 'since' in input ? input : { ids: input.deliveries };
-    return { redelivered: await this.repository.redeliver(id, chosen, new Date().toISOString()) };
+    const at = new Date().toISOString();
+    const redelivered = await this.repository.transaction(async (tx) => {
+      // Deleted since it was found: its deliveries went with it.
+      if (!(await this.repository.holdWebhooks(tx, [id])).has(id)) throw notFound(id);
+      return this.repository.redeliver(tx, id, chosen, at);
+    });
+    return { redelivered };
   }
 
   async deliveries(
