@@ -198,7 +198,7 @@ describe.each(DATABASES)('foundation on %s', (kind) => {
       }
     });
 
-    it('answers a webhook id it cannot decode as a webhook that does not exist', async () => {
+    it('answers a webhook or delivery id it cannot decode as one that does not exist', async () => {
       for (const path of ['/v2/webhooks/%FF', '/v2/webhooks/wh_%E0%A4/deliveries']) {
         const response = await t.http().get(path).set('X-API-Key', t.keys.alice);
         expect({ path, status: response.status, body: response.body }).toEqual({
@@ -212,6 +212,19 @@ describe.each(DATABASES)('foundation on %s', (kind) => {
           },
         });
       }
+      const delivery = await t
+        .http()
+        .get('/v2/webhooks/wh_AAAAAAAAAAAAAAAA/deliveries/evt_%FF')
+        .set('X-API-Key', t.keys.alice);
+      expect({ status: delivery.status, body: delivery.body as unknown }).toEqual({
+        status: 404,
+        body: {
+          statusCode: 404,
+          error: 'Not Found',
+          code: 'DELIVERY_NOT_FOUND',
+          message: 'The delivery_id in the path is not valid percent-encoded text.',
+        },
+      });
     });
 
     it('sends a request id, security headers and no X-Powered-By', async () => {

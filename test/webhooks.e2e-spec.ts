@@ -183,6 +183,9 @@ describe.each(DATABASES)('webhooks on %s', (kind: DatabaseKind) => {
       expectMissing(await t.http().post(`/v2/webhooks/${created.id}/rotate-secret`).set('X-API-Key', keys.bob));
       expectMissing(await t.http().post(`/v2/webhooks/${created.id}/ping`).set('X-API-Key', keys.bob));
       expectMissing(await t.http().get(`/v2/webhooks/${created.id}/deliveries`).set('X-API-Key', keys.bob));
+      const ping = await alice.ping(created.id);
+      expectMissing(await t.http().get(`/v2/webhooks/${created.id}/deliveries/${ping}`).set('X-API-Key', keys.bob));
+      await t.http().get(`/v2/webhooks/${created.id}/deliveries/${ping}`).set('X-API-Key', keys.alice).expect(200);
       expectMissing(await t.http().get('/v2/webhooks/wh_nothing').set('X-API-Key', keys.alice));
       const bobList = await t.http().get('/v2/webhooks').set('X-API-Key', keys.bob).expect(200);
       expect(bobList.body).toEqual([]);
@@ -647,6 +650,37 @@ describe.each(DATABASES)('webhooks on %s', (kind: DatabaseKind) => {
         ).map((row) => row.id);
       expect(await log('failed')).toEqual([failed!.id]);
       expect(await log('delivered')).toEqual([]);
+      // The delivery alone: its log entry, and the payload every attempt posted.
+      const one = async (deliveryId: string, id = down.id) =>
+        t.http().get(`/v2/webhooks/${id}/deliveries/${deliveryId}`).set('X-API-Key', keys.alice);
+      const attempts = receiver.at('/was-down');
+      expect(new Set(attempts.map((request) => request.raw)).size).toBe(1);
+      const shown = await one(failed!.id);
+      expect({ status: shown.status, body: shown.body as unknown }).toEqual({
+        status: 200,
+        body: { ...failed, payload: JSON.parse(attempts[0]!.raw) as unknown },
+      });
+      expect(
+        (shown.body as { payload: { data: { transaction: { tx_hash: string } } } }).payload.data.transaction.tx_hash,
+      ).toBe(hash);
+      const other = await hook(alice, receiver, '/was-down-other', { tags: ['was_down'] });
+      const otherPing = await alice.ping(other.id);
+      for (const [deliveryId, id] of [
+        [otherPing, down.id], // another webhook's
+        [failed!.id, other.id],
+        ['evt_AAAAAAAAAAAAAAAAAAAAAA', down.id],
+        ['evt_unknown', down.id],
+        ['%FF', down.id],
+      ] as const) {
+        const missing = await one(deliveryId, id);
+        expect({ deliveryId, status: missing.status, code: (missing.body as { code: string }).code }).toEqual({
+          deliveryId,
+          status: 404,
+          code: 'DELIVERY_NOT_FOUND',
+        });
+      }
+      expect((await one(otherPing, other.id)).status).toBe(200);
+      await t.http().delete(`/v2/webhooks/${other.id}`).set('X-API-Key', keys.alice).expect(204);
       const bogus = await t.http().get(`/v2/webhooks/${down.id}/deliveries?status=lost`).set('X-API-Key', keys.alice);
       expect({ status: bogus.status, code: (bogus.body as { code: string }).code }).toEqual({
         status: 400,

@@ -48,6 +48,7 @@ const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
   TAG_NOT_FOUND: 'No tag "whales" in this account.',
   NOT_FOUND: noRoute('GET', '/v2/nothing'),
   WEBHOOK_NOT_FOUND: 'No webhook "wh_3kTq8b2PZ4w6X9rYc1dV" in this account.',
+  DELIVERY_NOT_FOUND: 'No delivery "evt_2Nf8kq0sVb7WcX4yZ1mR5t" of webhook "wh_3kTq8b2PZ4w6X9rYc1dV".',
   TRANSACTION_NOT_FOUND: 'No transaction "ethereum:0x5c50…:native".',
   TAG_EXISTS: 'The account has a tag "whales" already.',
   PAYLOAD_TOO_LARGE: BODY_TOO_LARGE,

@@ -8,6 +8,9 @@ export function newWebhookId(): string {
 }
 
 /** An event's id, its `webhook-id` header: `evt_` + 22 characters of base64url (16 random bytes). */
+export const EVENT_ID = /^evt_[A-Za-z0-9_-]{22}$/;
+
+/** A new event id (EVENT_ID). */
 export function newEventId(): string {
   return `evt_${randomBytes(16).toString('base64url')}`;
 }

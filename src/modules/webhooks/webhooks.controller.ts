@@ -21,6 +21,7 @@ import {
   CreateWebhookDto,
   DeliveriesQueryDto,
   DeliveryDto,
+  DeliveryWithPayloadDto,
   RedeliverDto,
   RedeliveredDto,
   UpdateWebhookDto,
@@ -41,6 +42,17 @@ const WebhookIdParam = (): ParameterDecorator =>
     docs: {
       description: "The webhook's id (`wh_…`). Another account's webhook is answered as one that does not exist.",
       example: 'wh_4Jq9xR2mT7vK8pL3nB6cW1',
+    },
+  });
+
+/** `:delivery_id`: an id of the webhook's delivery log (`evt_…`); any other is DELIVERY_NOT_FOUND. */
+const DeliveryIdParam = (): ParameterDecorator =>
+  pathParameter({
+    name: 'delivery_id',
+    code: 'DELIVERY_NOT_FOUND',
+    docs: {
+      description: "The delivery's id (`evt_…`), its `webhook-id` header and its `id` in the delivery log.",
+      example: 'evt_2Nf8kq0sVb7WcX4yZ1mR5t',
     },
   });
 
@@ -218,5 +230,21 @@ export class WebhooksController {
     @Pager() pager: PageAnswer,
   ): Promise<DeliveryDto[]> {
     return pager.answer(await this.webhooks.deliveries(accountId, id, query.page, query.per_page, query.status));
+  }
+
+  @Get(':id/deliveries/:delivery_id')
+  @ApiOperation({
+    summary: 'Get a delivery',
+    description:
+      'One entry of the delivery log, with the `payload` every attempt posts: to read an event your side lost, or to check what was sent. The log keeps finished deliveries 30 days.',
+  })
+  @ApiOkResponse({ type: DeliveryWithPayloadDto, description: 'The delivery and its payload.' })
+  @ApiErrors('WEBHOOK_NOT_FOUND', 'DELIVERY_NOT_FOUND', 'INVALID_QUERY')
+  delivery(
+    @AccountId() accountId: number,
+    @WebhookIdParam() id: string,
+    @DeliveryIdParam() deliveryId: string,
+  ): Promise<DeliveryWithPayloadDto> {
+    return this.webhooks.delivery(accountId, id, deliveryId);
   }
 }

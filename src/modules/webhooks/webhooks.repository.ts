@@ -303,6 +303,15 @@ export class WebhooksRepository {
     return splitPage(found, 'id')!;
   }
 
+  /** One delivery of the webhook's log, with the body every attempt posts. */
+  async findDelivery(webhookId: string, id: string): Promise<(DeliveryRow & { body: string }) | undefined> {
+    const [found] = await this.db.query<DeliveryRow & { body: string }>(
+      sql`SELECT id, event_type, status, attempts, last_attempt_at, next_attempt_at, response_status, error, created_at, body
+          FROM webhook_events WHERE id = ${id} AND webhook_id = ${webhookId}`,
+    );
+    return found;
+  }
+
   /**
    * Makes the webhook's chosen deliveries pending again, due now: the `failed` ones recorded at or
    * after `since`, or those of `ids` that are `failed` or `delivered`. A pending delivery is on its

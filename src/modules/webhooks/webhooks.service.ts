@@ -6,7 +6,9 @@ import { TagScopeService } from '../tags/tag-scope.service';
 import {
   DeliveryDto,
   DeliveryStatus,
+  DeliveryWithPayloadDto,
   toDelivery,
+  toDeliveryWithPayload,
   toWebhook,
   WebhookDto,
   WebhookWithSecretDto,
@@ -14,7 +16,7 @@ import {
 import { parseRedeliveryInput } from './dto/redelivery-input';
 import { parseWebhookInput, WebhookInput } from './dto/webhook-input';
 import { PING, SUBSCRIBABLE_EVENTS } from './webhook-events';
-import { newEventId, newSecret, newWebhookId, WEBHOOK_ID } from './webhook-ids';
+import { EVENT_ID, newEventId, newSecret, newWebhookId, WEBHOOK_ID } from './webhook-ids';
 import { destinationProblem } from './webhook-url';
 import { idempotencyKey, keyReused, requestFingerprint } from './idempotency';
 import { KeyedWebhook, WebhooksRepository, WebhookRow } from './webhooks.repository';
@@ -194,6 +196,19 @@ export class WebhooksService {
     await this.find(accountId, id);
     const { total, rows } = await this.repository.pageDeliveries(id, (page - 1) * perPage, perPage, status);
     return new OffsetPage(rows.map(toDelivery), page, perPage, total);
+  }
+
+  /** One delivery of the webhook's log with its payload; DELIVERY_NOT_FOUND when the log has none of that id. */
+  async delivery(accountId: number, id: string, deliveryId: string): Promise<DeliveryWithPayloadDto> {
+    await this.find(accountId, id);
+    const row = EVENT_ID.test(deliveryId) ? await this.repository.findDelivery(id, deliveryId) : undefined;
+    if (row === undefined) {
+      throw new ApiError(
+        'DELIVERY_NOT_FOUND',
+        `No delivery ${JSON.stringify(deliveryId)} of webhook ${JSON.stringify(id)}.`,
+      );
+    }
+    return toDeliveryWithPayload(row);
   }
 
   private async find(accountId: number, id: string): Promise<WebhookRow> {

@@ -106,6 +106,21 @@ export class DeliveryDto {
   created_at!: string;
 }
 
+export class DeliveryWithPayloadDto extends DeliveryDto {
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    example: {
+      type: 'transaction.confirmed',
+      timestamp: '2026-11-25T10:15:30.998Z',
+      data: { transaction: { id: 'ethereum:0x5c50…:native' }, tags: ['exchange_hot_wallets'] },
+    },
+    description:
+      'The body every attempt posts (the same on each, and on a redelivery), as JSON: `type`, `timestamp` and `data` as docs/webhooks.md describes them.',
+  })
+  payload!: Record<string, unknown>;
+}
+
 /** A webhook's description in a create or update body (the rule: core/text/description.ts). */
 const DESCRIPTION_FIELD = {
   type: String,
@@ -187,6 +202,10 @@ export function toWebhook(row: WebhookRow, tags: readonly string[]): WebhookDto 
     created_at: toIso(row.created_at),
     updated_at: toIso(row.updated_at),
   };
+}
+
+export function toDeliveryWithPayload(row: DeliveryRow & { body: string }): DeliveryWithPayloadDto {
+  return { ...toDelivery(row), payload: JSON.parse(row.body) as Record<string, unknown> };
 }
 
 export function toDelivery(row: DeliveryRow): DeliveryDto {
