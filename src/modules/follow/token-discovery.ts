@@ -1,5 +1,6 @@
 import type { Chain } from '../../core/chains/chain-registry';
 import type { TokenInput } from '../../core/records/record-input';
+import { discoveredTokenId } from '../../core/tokens/discovered-token-id';
 
 /** The longest name and symbol a token record takes (the import's rules, record-rules.ts). */
 const MAX_NAME = 200;
@@ -14,7 +15,8 @@ export interface ContractMetadata {
 }
 
 /**
- * The token record of a contract (or Solana mint) seen for the first time (contract §10, §16): id `<chain>-<contract>`,
+ * The token record of a contract (a Solana mint, a TON master, a Move coin type or asset) seen for
+ * the first time (contract §10, §16): id `<chain>-<contract>` as discoveredTokenId spells it,
  * name and symbol as the contract gives them (control characters removed, cut to the record's
  * limits; the contract address, or `UNKNOWN`, when it gives none), decimals from `decimals()` (0
  * when the contract has no such function, as explorers show it). Its icon is the chain's until an
@@ -29,7 +31,7 @@ export function tokenFromContract(
   if (!Number.isInteger(decimals) || decimals < 0 || decimals > MAX_DECIMALS) return undefined;
   return {
     type: 'token',
-    id: `${chain.id}-${contract}`,
+    id: discoveredTokenId(chain.id, contract),
     name: cleanText(metadata?.name, MAX_NAME) || contract,
     symbol: cleanText(metadata?.symbol, MAX_SYMBOL) || 'UNKNOWN',
     icon_url: chain.iconUrl,

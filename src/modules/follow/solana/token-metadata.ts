@@ -66,8 +66,7 @@ export async function mintTokens(
         symbol: extension?.symbol ?? fromMetaplex?.symbol ?? '',
         decimals: info.decimals,
       };
-      const token = tokenFromContract(chain, mint, metadata);
-      found.set(mint, token === undefined ? undefined : { ...token, id: `${chain.id}-${mint.toLowerCase()}` });
+      found.set(mint, tokenFromContract(chain, mint, metadata));
     });
   }
   return found;

@@ -1,5 +1,5 @@
 import { NATIVE } from '../reading';
-import { coinTokenId, coinTokenRecord } from './coin-tokens';
+import { coinTokenRecord } from './coin-tokens';
 import { chainMismatch } from './network';
 import { BURNED, coinToken, readTransaction, SUI_COIN_TYPE, suiAddress, type SuiTransaction } from './sui-transaction';
 
@@ -126,13 +126,8 @@ describe('readTransaction (Sui)', () => {
   });
 });
 
-describe('coin token ids', () => {
-  it('makes a slug of the coin type, hashed when too long for a token id', () => {
-    expect(coinTokenId('sui', USDC)).toBe(`sui-${'d'.repeat(64)}-usdc-usdc`);
-    const long = `${full('e')}::a_very_long_module_name::A_Very_Long_Coin_Name_Indeed`;
-    const id = coinTokenId('sui', long);
-    expect(id).toMatch(new RegExp(`^sui-${'e'.repeat(64)}-[0-9a-f]{16}$`));
-    expect(id.length).toBeLessThanOrEqual(100);
+describe('coin token records', () => {
+  it('name the token by its coin type as a slug', () => {
     expect(
       coinTokenRecord({ id: 'sui', iconUrl: 'https://icon' }, USDC, { decimals: 6, name: 'USD Coin', symbol: 'USDC' }),
     ).toMatchObject({

@@ -780,12 +780,11 @@ export class TonSource implements ChainSource {
       return undefined;
     }
     const metadata = jettonMetadata(content);
-    const token = tokenFromContract(this.chainFacts, master, {
+    return tokenFromContract(this.chainFacts, master, {
       name: metadata.name ?? '',
       symbol: metadata.symbol ?? '',
       decimals: metadata.decimals,
     });
-    return token === undefined ? undefined : { ...token, id: `${this.chain}-${master.replace(':', '-')}` };
   }
 
   private cursor(backfill: number, account: string): Cursor {
