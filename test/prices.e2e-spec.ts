@@ -6,7 +6,18 @@ import { IngestService } from '../src/modules/ingest/ingest.service';
 import { PollReport, PricesService } from '../src/modules/prices/prices.service';
 import { nodeArgs } from './support/build';
 import { CoinGeckoStub } from './support/coingecko-stub';
-import { deployment, evmAddress, holdingLine, ndjson, tokenLine } from './support/factories';
+import { ChainId } from '../src/core/chains/chain-ids';
+import { discoveredTokenId } from '../src/core/tokens/discovered-token-id';
+import {
+  deployment,
+  evmAddress,
+  holdingLine,
+  moveAddress,
+  ndjson,
+  solanaAddress,
+  tokenLine,
+  tonAddress,
+} from './support/factories';
 import { freePort } from './support/pg-cluster';
 import { DATABASES, freshDatabase, newKey, startOnFreshDatabase, startTestApp, TestApp } from './support/test-app';
 import { sql } from '../src/database/sql';
@@ -258,6 +269,66 @@ describe.each(DATABASES)('price poller on %s', (kind) => {
       expect(report.unknown).toBeGreaterThanOrEqual(8);
       expect(await storedPrices('sui')).toEqual([]);
     });
+  });
+
+  it('prices tokens discovered on Solana, TON, Sui and Aptos by contract on CoinGecko’s platforms, as CoinGecko spells them', async () => {
+    const mint = solanaAddress('priced-mint').canonical;
+    const master = tonAddress('priced-master');
+    const discovered: { chain: ChainId; platform: string; address: string; listed: string; usd: number }[] = [
+      { chain: 'solana', platform: 'solana', address: mint, listed: mint, usd: 1.25 },
+      // CoinGecko lists a Jetton by its master's user-friendly form; chaintags stores it raw.
+      { chain: 'ton', platform: 'the-open-network', address: master.canonical, listed: master.input, usd: 2.5 },
+      ...[
+        { chain: 'sui' as const, address: `${moveAddress('priced-coin').canonical}::usdx::USDX`, usd: 0.75 },
+        { chain: 'aptos' as const, address: moveAddress('priced-asset').canonical, usd: 4 },
+      ].map((token) => ({ ...token, platform: token.chain, listed: token.address })),
+    ];
+    for (const token of discovered)
+      stub.setContractPrice(token.platform, token.listed, { usd: token.usd, last_updated_at: NOW_S - 60 });
+    const holders = {
+      solana: solanaAddress('priced-holder'),
+      ton: tonAddress('priced-holder'),
+      move: moveAddress('priced-holder'),
+    };
+    const holderOn = (chain: ChainId) =>
+      chain === 'solana' ? holders.solana : chain === 'ton' ? holders.ton : holders.move;
+    const from = stub.requests.length;
+    const t = await startOnFreshDatabase(kind, { prices: pollerSettings(100) });
+    try {
+      const updated_at = '2026-01-01T00:00:00.000Z';
+      const lines = discovered.flatMap(({ chain, address }) => [
+        tokenLine(discoveredTokenId(chain, address), [{ chain, address, decimals: 0 }]),
+        holdingLine({ chain, address: holderOn(chain), token_address: address, balance: '10', updated_at }),
+      ]);
+      expect((await t.app.get(IngestService).import([ndjson(lines)])).committed).toBe(true);
+      await nextPolls(t.app.get(PricesService), 2);
+      for (const token of discovered) {
+        const answer = await t
+          .http()
+          .get(`/v2/token-holdings?chain=${token.chain}&address=${encodeURIComponent(holderOn(token.chain).input)}`)
+          .set('X-API-Key', t.keys.alice)
+          .expect(200);
+        const rows = answer.body as { token_address: string; token_price: number | null }[];
+        expect({
+          chain: token.chain,
+          price: rows.find((row) => row.token_address === token.address)?.token_price,
+        }).toEqual({
+          chain: token.chain,
+          price: token.usd,
+        });
+      }
+      const asked = stub.requests.slice(from);
+      for (const token of discovered) {
+        const request = asked.find((one) => one.path === `/simple/token_price/${token.platform}`);
+        expect(request?.query.get('contract_addresses')?.split(',')).toContain(token.listed);
+      }
+      const ids = asked
+        .filter((one) => one.path === '/simple/price')
+        .flatMap((one) => one.query.get('ids')!.split(','));
+      expect(ids.filter((id) => /^(solana|ton|sui|aptos)-/.test(id))).toEqual([]);
+    } finally {
+      await t.close();
+    }
   });
 
   it('logs one line per failure streak and backs off exponentially, honouring Retry-After', async () => {

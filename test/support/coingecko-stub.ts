@@ -1,5 +1,6 @@
 import { createServer, IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { CHAINS } from '../../src/core/chains/chain-registry';
 
 /** One request the stub received. */
 export interface StubRequest {
@@ -29,12 +30,24 @@ export interface StubPrice {
 
 const ROOT = '/api/v3';
 
+/** The platforms whose contracts are hex, found in any case. */
+const EVM_PLATFORMS = new Set(
+  CHAINS.flatMap((chain) => (chain.rpc === 'evm-json-rpc' ? [chain.coingeckoPlatform] : [])),
+);
+
+/** A contract as the stub keys and answers it. */
+function contractKey(platform: string, contract: string): string {
+  return EVM_PLATFORMS.has(platform) ? contract.toLowerCase() : contract;
+}
+
 /**
  * A CoinGecko-compatible price API on a loopback port, answering in the documented shapes:
  * `GET /simple/price?ids=…&vs_currencies=usd&include_last_updated_at=true` and
  * `GET /simple/token_price/{platform}?contract_addresses=…&vs_currencies=usd…` both answer
  * `{"<id or contract>": {"usd": …, "last_updated_at": …}}` for the coins it knows and leave out the
- * others. Queued misbehaviours answer the next requests, one each.
+ * others. An EVM platform's contracts are found in any case and answered lowercased; other
+ * platforms' (Solana mints, TON masters, Move coin types) as they are spelled. Queued misbehaviours
+ * answer the next requests, one each.
  */
 export class CoinGeckoStub {
   readonly requests: StubRequest[] = [];
@@ -65,7 +78,7 @@ export class CoinGeckoStub {
   }
 
   setContractPrice(platform: string, contract: string, price: StubPrice): void {
-    this.contracts.set(`${platform}/${contract.toLowerCase()}`, price);
+    this.contracts.set(`${platform}/${contractKey(platform, contract)}`, price);
   }
 
   misbehave(...misbehaviours: Misbehaviour[]): void {
@@ -152,8 +165,9 @@ export class CoinGeckoStub {
       }
     } else if (platform !== undefined) {
       for (const contract of (query.get('contract_addresses') ?? '').split(',')) {
-        const price = this.contracts.get(`${platform}/${contract.toLowerCase()}`);
-        if (price !== undefined) body[contract.toLowerCase()] = shape(price);
+        const key = contractKey(platform, contract);
+        const price = this.contracts.get(`${platform}/${key}`);
+        if (price !== undefined) body[key] = shape(price);
       }
     } else {
       response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"Not found"}');

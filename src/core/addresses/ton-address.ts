@@ -53,3 +53,19 @@ function parseFriendly(input: string): FamilyMatch {
   if (workchain === undefined) return rejected('TON workchain must be 0 or -1');
   return matched('ton', `${workchain}:${checked.subarray(HASH_START).toString('hex')}`);
 }
+
+const BYTE_BY_WORKCHAIN: ReadonlyMap<string, number> = new Map(
+  [...WORKCHAIN_BY_BYTE].map(([byte, workchain]) => [workchain, byte]),
+);
+
+/**
+ * A canonical raw TON address (`0:<hex>`, `-1:<hex>`) in user-friendly form, bounceable and
+ * base64url, as explorers and price sources name contracts (`EQ…` on the basechain).
+ */
+export function tonFriendlyAddress(raw: string): string {
+  const [, workchain = '', hash = ''] = RAW_SHAPE.exec(raw) ?? [];
+  const byte = BYTE_BY_WORKCHAIN.get(workchain);
+  if (byte === undefined || !RAW_HASH.test(hash)) throw new Error(`not a raw TON address: ${JSON.stringify(raw)}`);
+  const checked = Buffer.concat([Buffer.from([BOUNCEABLE, byte]), Buffer.from(hash, 'hex')]);
+  return base64url.encode(Buffer.concat([checked, crc16(checked)]));
+}

@@ -10,6 +10,10 @@ const COINGECKO_PLATFORMS: Record<string, string> = {
   arbitrum: 'arbitrum-one',
   optimism: 'optimistic-ethereum',
   base: 'base',
+  solana: 'solana',
+  ton: 'the-open-network',
+  sui: 'sui',
+  aptos: 'aptos',
 };
 
 /** Contract §10: the chains followed over standard Ethereum JSON-RPC. */
@@ -93,7 +97,7 @@ describe('chain registry', () => {
     );
   });
 
-  it('names the CoinGecko platform of every EVM chain and of no other', () => {
+  it('names the CoinGecko platform of every chain with contracts a follower discovers, and of no other', () => {
     expect(
       Object.fromEntries(
         CHAINS.flatMap((chain) => (chain.coingeckoPlatform ? [[chain.id, chain.coingeckoPlatform]] : [])),

@@ -77,7 +77,8 @@ export interface SolanaChainFacts<Id extends string = string> extends ChainFacts
   /** -1: the chain has no EIP-155 chain id. */
   readonly chainId: -1;
   readonly rpc: 'solana-json-rpc';
-  readonly coingeckoPlatform?: undefined;
+  /** CoinGecko's asset platform id, for pricing the tokens a follower discovers by their address. */
+  readonly coingeckoPlatform: string;
 }
 
 /** TON, followed through a toncenter-compatible HTTP API v2 (contract §16). */
@@ -85,7 +86,8 @@ export interface TonChainFacts<Id extends string = string> extends ChainFacts<Id
   /** -1: the chain has no EIP-155 chain id. */
   readonly chainId: -1;
   readonly rpc: 'toncenter-http';
-  readonly coingeckoPlatform?: undefined;
+  /** CoinGecko's asset platform id, for pricing the tokens a follower discovers by their address. */
+  readonly coingeckoPlatform: string;
 }
 
 /** Aptos, followed through its node API (REST, `/v1`): blocks are final when shown. */
@@ -93,7 +95,8 @@ export interface AptosChainFacts<Id extends string = string> extends ChainFacts<
   /** -1: the chain has no EIP-155 chain id. */
   readonly chainId: -1;
   readonly rpc: 'aptos-rest';
-  readonly coingeckoPlatform?: undefined;
+  /** CoinGecko's asset platform id, for pricing the tokens a follower discovers by their address. */
+  readonly coingeckoPlatform: string;
 }
 
 /** Sui, followed through a full node's gRPC API (`sui.rpc.v2`): checkpoints are final when made. */
@@ -101,7 +104,8 @@ export interface SuiChainFacts<Id extends string = string> extends ChainFacts<Id
   /** -1: the chain has no EIP-155 chain id. */
   readonly chainId: -1;
   readonly rpc: 'sui-grpc';
-  readonly coingeckoPlatform?: undefined;
+  /** CoinGecko's asset platform id, for pricing the tokens a follower discovers by their address. */
+  readonly coingeckoPlatform: string;
 }
 
 /** A chain without a node API chaintags can follow yet: its data arrives by import only. */
@@ -285,6 +289,7 @@ const DEFINITIONS = [
     ],
     defaultConfirmations: 0,
     rpc: 'solana-json-rpc',
+    coingeckoPlatform: 'solana',
   },
   {
     id: 'dogecoin',
@@ -358,6 +363,7 @@ const DEFINITIONS = [
     // Masterchain blocks are final when they appear (BFT), and so are the shard blocks they name.
     defaultConfirmations: 0,
     rpc: 'toncenter-http',
+    coingeckoPlatform: 'the-open-network',
   },
   {
     id: 'polygon',
@@ -468,6 +474,7 @@ const DEFINITIONS = [
     // A checkpoint is final when made: Sui's consensus (BFT) certifies it before any node serves it.
     defaultConfirmations: 0,
     rpc: 'sui-grpc',
+    coingeckoPlatform: 'sui',
   },
   {
     id: 'aptos',
@@ -488,6 +495,7 @@ const DEFINITIONS = [
     // any node serves it, and never takes one back.
     defaultConfirmations: 0,
     rpc: 'aptos-rest',
+    coingeckoPlatform: 'aptos',
   },
 ] as const satisfies readonly ChainFactsOf[];
 

@@ -1,29 +1,86 @@
+import { Address } from '@ton/core';
 import fc from 'fast-check';
-import { MalformedAnswer, planRequests, PriceRequest, priceTarget, readAnswer, REQUEST_LIMITS } from './price-quotes';
+import { discoveredTokenId } from '../../core/tokens/discovered-token-id';
+import {
+  KnownToken,
+  MalformedAnswer,
+  planRequests,
+  PriceRequest,
+  priceTarget,
+  readAnswer,
+  REQUEST_LIMITS,
+} from './price-quotes';
 
 const USDC = '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48';
 const NOW = Date.UTC(2026, 10, 23, 12, 0, 0);
 const NOW_SECONDS = NOW / 1000;
 
+/** The token a follower records at `address` on `chain`. */
+const discovered = (chain: string, address: string): KnownToken => ({
+  id: discoveredTokenId(chain as Parameters<typeof discoveredTokenId>[0], address),
+  deployment: { chain, address },
+});
+/** A shipped or imported token by its id, or a discovered EVM one by `<chain>-<contract>`. */
+const token = (id: string): KnownToken => {
+  const evm = /^([a-z]+)-(0x[0-9a-f]+)$/.exec(id);
+  return evm === null ? { id } : { id, deployment: { chain: evm[1]!, address: evm[2]! } };
+};
+
 describe('priceTarget', () => {
   it('prices shipped and imported tokens by id, and tokens discovered on EVM chains by contract', () => {
-    expect(priceTarget('usd-coin')).toEqual({ tokenId: 'usd-coin', by: 'id' });
-    expect(priceTarget(`ethereum-${USDC}`)).toEqual({
+    expect(priceTarget({ id: 'usd-coin' })).toEqual({ tokenId: 'usd-coin', by: 'id' });
+    expect(priceTarget(discovered('ethereum', USDC))).toEqual({
       tokenId: `ethereum-${USDC}`,
       by: 'contract',
       platform: 'ethereum',
       contract: USDC,
     });
-    expect(priceTarget(`bnb-${USDC}`)).toMatchObject({ by: 'contract', platform: 'binance-smart-chain' });
-    expect(priceTarget(`polygon-${USDC}`)).toMatchObject({ platform: 'polygon-pos' });
-    expect(priceTarget(`arbitrum-${USDC}`)).toMatchObject({ platform: 'arbitrum-one' });
-    expect(priceTarget(`optimism-${USDC}`)).toMatchObject({ platform: 'optimistic-ethereum' });
-    expect(priceTarget(`base-${USDC}`)).toMatchObject({ platform: 'base' });
+    expect(priceTarget(discovered('bnb', USDC))).toMatchObject({ by: 'contract', platform: 'binance-smart-chain' });
+    expect(priceTarget(discovered('polygon', USDC))).toMatchObject({ platform: 'polygon-pos' });
+    expect(priceTarget(discovered('arbitrum', USDC))).toMatchObject({ platform: 'arbitrum-one' });
+    expect(priceTarget(discovered('optimism', USDC))).toMatchObject({ platform: 'optimistic-ethereum' });
+    expect(priceTarget(discovered('base', USDC))).toMatchObject({ platform: 'base' });
   });
 
-  it('keeps ids that only look like a discovered token on a chain without a platform, or a short address', () => {
-    expect(priceTarget(`solana-${USDC}`)).toEqual({ tokenId: `solana-${USDC}`, by: 'id' });
-    expect(priceTarget('ethereum-0x1234')).toEqual({ tokenId: 'ethereum-0x1234', by: 'id' });
+  it('prices tokens discovered on Solana, TON, Sui and Aptos by contract, in the form CoinGecko lists', () => {
+    const mint = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+    expect(priceTarget(discovered('solana', mint))).toEqual({
+      tokenId: `solana-${mint.toLowerCase()}`,
+      by: 'contract',
+      platform: 'solana',
+      contract: mint,
+    });
+    const master = '0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe';
+    const friendly = Address.parseRaw(master).toString({ urlSafe: true, bounceable: true });
+    expect(priceTarget(discovered('ton', master))).toEqual({
+      tokenId: `ton-${master.replace(':', '-')}`,
+      by: 'contract',
+      platform: 'the-open-network',
+      contract: friendly,
+    });
+    expect(friendly).toMatch(/^EQ/);
+    const coinType = `0x${'d'.repeat(64)}::usdc::USDC`;
+    expect(priceTarget(discovered('sui', coinType))).toMatchObject({ platform: 'sui', contract: coinType });
+    const asset = `0x${'b'.repeat(64)}`;
+    expect(priceTarget(discovered('aptos', asset))).toMatchObject({ platform: 'aptos', contract: asset });
+  });
+
+  it('prices by id a token whose id is not its deployment’s, one of several deployments, and a native coin', () => {
+    const usdcOnSolana = { chain: 'solana', address: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' };
+    expect(priceTarget({ id: 'usd-coin', deployment: usdcOnSolana })).toEqual({ tokenId: 'usd-coin', by: 'id' });
+    expect(priceTarget({ id: `solana-${USDC}` })).toEqual({ tokenId: `solana-${USDC}`, by: 'id' });
+    expect(priceTarget({ id: 'solana', deployment: { chain: 'solana', address: '0' } })).toEqual({
+      tokenId: 'solana',
+      by: 'id',
+    });
+    expect(priceTarget({ id: 'bitcoin-0', deployment: { chain: 'bitcoin', address: '0' } })).toEqual({
+      tokenId: 'bitcoin-0',
+      by: 'id',
+    });
+    expect(priceTarget({ id: `ethereum-${USDC}`, deployment: { chain: 'nowhere', address: USDC } })).toEqual({
+      tokenId: `ethereum-${USDC}`,
+      by: 'id',
+    });
   });
 });
 
@@ -32,7 +89,7 @@ describe('planRequests', () => {
 
   it('asks /simple/price by ids and /simple/token_price per platform, in CoinGecko\u2019s query shapes', () => {
     const requests = planRequests(
-      ['bitcoin', `ethereum-${USDC}`, 'tether', `base-${USDC}`].map(priceTarget),
+      ['bitcoin', `ethereum-${USDC}`, 'tether', `base-${USDC}`].map((id) => priceTarget(token(id))),
       BASE.length,
     );
     expect(requests.map((request) => request.path)).toEqual([
@@ -52,7 +109,11 @@ describe('planRequests', () => {
         fc.integer({ min: 200, max: 5000 }),
         (ids, contracts, maxKeys, maxUrlLength) => {
           const tokens = [...ids, ...contracts.map((hex) => `polygon-0x${hex}`)];
-          const requests = planRequests(tokens.map(priceTarget), BASE.length, { maxKeys, maxUrlLength });
+          const requests = planRequests(
+            tokens.map((id) => priceTarget(token(id))),
+            BASE.length,
+            { maxKeys, maxUrlLength },
+          );
           for (const request of requests) {
             expect(request.tokens.size).toBeGreaterThan(0);
             expect(request.tokens.size).toBeLessThanOrEqual(maxKeys);
@@ -67,7 +128,10 @@ describe('planRequests', () => {
 
   it('fits the documented 515 ids per request by default', () => {
     const ids = Array.from({ length: 1200 }, (_unused, index) => `c${index}`);
-    const requests = planRequests(ids.map(priceTarget), BASE.length);
+    const requests = planRequests(
+      ids.map((id) => priceTarget(token(id))),
+      BASE.length,
+    );
     expect(requests.length).toBeGreaterThan(2);
     for (const request of requests) {
       expect(request.tokens.size).toBeLessThanOrEqual(515);
@@ -100,6 +164,23 @@ describe('readAnswer', () => {
       rejected: [],
       unknown: [],
     });
+  });
+
+  it('takes the key as it was sent before one in another case (Solana mints differ by case)', () => {
+    const answer = readAnswer(
+      { AbC: { usd: 1, last_updated_at: NOW_SECONDS }, abc: { usd: 2, last_updated_at: NOW_SECONDS } },
+      request([
+        ['abc', 'lower'],
+        ['AbC', 'mixed'],
+        ['ABC', 'upper'],
+      ]),
+      NOW,
+    );
+    expect(answer.quotes.map((quote) => [quote.tokenId, quote.usd])).toEqual([
+      ['lower', '2'],
+      ['mixed', '1'],
+      ['upper', '2'],
+    ]);
   });
 
   it('lists tokens the source leaves out as unknown', () => {

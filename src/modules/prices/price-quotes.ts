@@ -1,31 +1,45 @@
+import { tonFriendlyAddress } from '../../core/addresses/ton-address';
 import { isChainId } from '../../core/chains/chain-ids';
 import { chainFacts } from '../../core/chains/chain-registry';
 import { plainDecimal } from '../../core/money/plain-decimal';
+import { discoveredTokenId } from '../../core/tokens/discovered-token-id';
 
 /**
  * What chaintags asks a CoinGecko-compatible source, and what it accepts from the answers. Pure:
  * the service sends the requests and stores the quotes.
  */
 
-/** A token discovered on an EVM chain has the id `<chain>-<contract>` (contract §10). */
-const DISCOVERED_TOKEN = /^([a-z0-9]+)-(0x[0-9a-f]{40})$/;
+/** A token as the poller sees it: its id, and its deployment when it has exactly one. */
+export interface KnownToken {
+  id: string;
+  deployment?: { chain: string; address: string };
+}
 
 /** How one token is priced: by its id, or by its contract on the chain's CoinGecko platform. */
 export type PriceTarget =
   { tokenId: string; by: 'id' } | { tokenId: string; by: 'contract'; platform: string; contract: string };
 
-export function priceTarget(tokenId: string): PriceTarget {
-  const discovered = DISCOVERED_TOKEN.exec(tokenId);
-  const chain = discovered?.[1];
-  const platform = chain !== undefined && isChainId(chain) ? chainFacts(chain).coingeckoPlatform : undefined;
-  if (discovered === null || platform === undefined) return { tokenId, by: 'id' };
-  return { tokenId, by: 'contract', platform, contract: discovered[2]! };
+/**
+ * A token a follower discovered (its one deployment's discoveredTokenId is its id) is priced by its
+ * contract on the chain's CoinGecko platform, in the form CoinGecko lists it: an EVM contract or a
+ * Solana mint as stored, a TON master user-friendly (`EQ…`), a Sui coin type or an Aptos asset's
+ * address as stored. Every other token (shipped, imported) is priced by its id, a CoinGecko id.
+ */
+export function priceTarget(token: KnownToken): PriceTarget {
+  const { id: tokenId, deployment } = token;
+  if (deployment === undefined || !isChainId(deployment.chain)) return { tokenId, by: 'id' };
+  const platform = chainFacts(deployment.chain).coingeckoPlatform;
+  if (platform === undefined || discoveredTokenId(deployment.chain, deployment.address) !== tokenId) {
+    return { tokenId, by: 'id' };
+  }
+  const contract = deployment.chain === 'ton' ? tonFriendlyAddress(deployment.address) : deployment.address;
+  return { tokenId, by: 'contract', platform, contract };
 }
 
 export interface PriceRequest {
   /** Path and query, appended to PRICE_SOURCE_URL. */
   path: string;
-  /** The answer's keys (ids, or lowercase contract addresses) and the token each one prices. */
+  /** The keys asked for (ids, or contracts as sent) and the token each one prices. */
   tokens: ReadonlyMap<string, string>;
 }
 
@@ -115,15 +129,17 @@ export class MalformedAnswer extends Error {}
 
 /**
  * Reads a `/simple/price` or `/simple/token_price` answer, `{"<key>": {"usd": <number>,
- * "last_updated_at": <unix seconds>}}`. An answer that is not such an object is malformed as a
- * whole; a single absurd entry is rejected and the others are kept.
+ * "last_updated_at": <unix seconds>}}`. A key is found as it was sent, else in any case (CoinGecko
+ * lowercases EVM contracts). An answer that is not such an object is malformed as a whole; a
+ * single absurd entry is rejected and the others are kept.
  */
 export function readAnswer(body: unknown, request: PriceRequest, nowMs: number): ReadAnswer {
   if (!isPlainObject(body)) throw new MalformedAnswer(`answered ${describe(body)}, not an object of prices`);
-  const entries = new Map(Object.entries(body).map(([key, value]) => [key.toLowerCase(), value]));
+  const exact = new Map(Object.entries(body));
+  const folded = new Map(Object.entries(body).map(([key, value]) => [key.toLowerCase(), value]));
   const result: ReadAnswer = { quotes: [], rejected: [], unknown: [] };
   for (const [key, tokenId] of request.tokens) {
-    const entry = entries.get(key.toLowerCase());
+    const entry = exact.get(key) ?? folded.get(key.toLowerCase());
     if (entry === undefined) {
       result.unknown.push(tokenId);
       continue;

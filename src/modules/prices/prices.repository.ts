@@ -3,7 +3,7 @@ import { parseDecimal } from '../../core/money/valuation';
 import { Db, Sql } from '../../database/db.service';
 import { toIso } from '../../database/dialect';
 import { chunks, list, rows, sql } from '../../database/sql';
-import type { Quote } from './price-quotes';
+import type { KnownToken, Quote } from './price-quotes';
 
 export interface StoreResult {
   /** False when another process holds the lease now: nothing was written. */
@@ -23,9 +23,23 @@ export interface StoreResult {
 export class PricesRepository {
   constructor(private readonly db: Db) {}
 
-  async tokenIds(): Promise<string[]> {
-    const found = await this.db.query<{ id: string }>(sql`SELECT id FROM tokens ORDER BY id`);
-    return found.map((row) => row.id);
+  /** Every token, with its deployment where it has exactly one (what priceTarget reads). */
+  async tokens(): Promise<KnownToken[]> {
+    const found = await this.db.query<{
+      id: string;
+      chain: string | null;
+      address: string | null;
+      deployments: number | string;
+    }>(
+      sql`SELECT t.id, MIN(d.chain) AS chain, MIN(d.address) AS address, COUNT(d.address) AS deployments
+          FROM tokens t LEFT JOIN token_deployments d ON d.token_id = t.id
+          GROUP BY t.id ORDER BY t.id`,
+    );
+    return found.map((row) =>
+      Number(row.deployments) === 1 && row.chain !== null && row.address !== null
+        ? { id: row.id, deployment: { chain: row.chain, address: row.address } }
+        : { id: row.id },
+    );
   }
 
   /** Takes the lease when it is free or lapsed, or extends it when `holder` has it already. */

@@ -168,8 +168,8 @@ export class PricesService implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** One poll: ask the source about every token, store what changed, decide when to ask again. */
   private async poll(signal: AbortSignal): Promise<PollReport> {
-    const tokenIds = await this.repository.tokenIds();
-    const requests = planRequests(tokenIds.map(priceTarget), this.source.url.length);
+    const tokens = await this.repository.tokens();
+    const requests = planRequests(tokens.map(priceTarget), this.source.url.length);
     const quotes: Quote[] = [];
     const rejected: Rejected[] = [];
     const unknown: string[] = [];
