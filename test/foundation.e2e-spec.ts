@@ -107,6 +107,44 @@ describe.each(DATABASES)('foundation on %s', (kind) => {
       ]);
     });
 
+    it('finds the tokens deployed on a chain, at an address in any spelling, or both', async () => {
+      type Listed = { id: string; deployments: { chain: string; address: string }[] };
+      const all = (await get('&per_page=100').expect(200)).body as Listed[];
+      const ids = (tokens: Listed[]) => tokens.map((token) => token.id);
+      const deployedWhere = (test: (deployment: { chain: string; address: string }) => boolean) =>
+        ids(all.filter((token) => token.deployments.some(test)));
+      const onSolana = (await get('&per_page=100&chain=solana').expect(200)).body as Listed[];
+      expect(ids(onSolana)).toEqual(deployedWhere((deployment) => deployment.chain === 'solana'));
+      expect(ids(onSolana)).toEqual(expect.arrayContaining(['solana', 'tether', 'usd-coin']));
+      const usdt = '0xdac17f958d2ee523a2206206994597c13d831ec7';
+      const tether = all.find((token) => token.id === 'tether');
+      // The matching token with every one of its deployments, found by an upper-case spelling.
+      expect((await get(`&chain=ethereum&address=${usdt.toUpperCase().replace('0X', '0x')}`).expect(200)).body).toEqual(
+        [tether],
+      );
+      expect(ids((await get(`&address=${usdt}`).expect(200)).body as Listed[])).toEqual(['tether']);
+      expect((await get(`&chain=bnb&address=${usdt}`).expect(200)).body).toEqual([]);
+      const natives = (await get('&per_page=100&address=0').expect(200)).body as Listed[];
+      expect(ids(natives)).toEqual(deployedWhere((deployment) => deployment.address === '0'));
+      expect(natives.length).toBeGreaterThanOrEqual(10);
+      const mint = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+      expect(ids((await get(`&chain=solana&address=${mint}`).expect(200)).body as Listed[])).toEqual(['usd-coin']);
+      for (const [query, code] of [
+        [`&chain=ethereum&address=${mint}`, 'INVALID_ADDRESS'],
+        ['&address=0x1234', 'INVALID_ADDRESS'],
+        ['&chain=nowhere', 'INVALID_QUERY'],
+      ] as const) {
+        const refused = await get(query);
+        expect({ query, status: refused.status, code: (refused.body as { code: string }).code }).toEqual({
+          query,
+          status: 400,
+          code,
+        });
+      }
+      const named = await get(`&chain=ethereum&address=${mint}`);
+      expect((named.body as { details: { parameter: string }[] }).details).toMatchObject([{ parameter: 'address' }]);
+    });
+
     it('pages with GitHub-style Link headers that repeat every parameter', async () => {
       const all = (await get('&per_page=100')).body as { id: string }[];
       const perPage = 4;

@@ -43,22 +43,22 @@ function parsedFilter(input: string): ParsedAddress {
 }
 
 /**
- * `0` (the native coin) or a token address. With a chain the address must be valid there; without
- * one any supported address is accepted, and a Move coin type (`0x2::sui::SUI`) in the canonical
- * form Sui and Aptos share.
+ * `0` (the native coin) or a token address, given as the query's `parameter`. With a chain the
+ * address must be valid there; without one any supported address is accepted, and a Move coin
+ * type (`0x2::sui::SUI`) in the canonical form Sui and Aptos share.
  */
-function tokenAddressFilter(input: string, chain?: ChainId): string {
+export function tokenAddressFilter(input: string, chain?: ChainId, parameter = 'token_address'): string {
   if (input === NATIVE_TOKEN) return NATIVE_TOKEN;
-  const what = `token_address is not a token address${chain === undefined ? '' : ` on ${chain}`}`;
+  const what = `${parameter} is not a token address${chain === undefined ? '' : ` on ${chain}`}`;
   if (chain !== undefined || input.includes('::')) {
     // The Move chains spell coin types alike, so any of them canonicalises one when no chain is given.
     const parsed = parseTokenAddress(chain ?? MOVE_CHAINS[0]!, input);
     if (parsed.ok) return parsed.canonical;
-    throw invalid('token_address', what, input, parsed.reason);
+    throw invalid(parameter, what, input, parsed.reason);
   }
   const parsed = parseAddress(input);
   if (parsed.ok) return parsed.address.canonical;
-  throw invalid('token_address', what, input, parsed.reason);
+  throw invalid(parameter, what, input, parsed.reason);
 }
 
 function invalid(parameter: string, what: string, value: string, reason: string): ApiError {

@@ -2,8 +2,8 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../../http/docs/api-docs';
 import { PageAnswer, Paged, Pager } from '../../http/paging/paged';
-import { PageQueryDto } from '../../http/validation/query.dto';
 import { TokenDto } from './dto/token.dto';
+import { TokensQueryDto } from './dto/tokens-query.dto';
 import { TokensService } from './tokens.service';
 
 @ApiTags('tokens')
@@ -15,10 +15,11 @@ export class TokensController {
   @Paged(TokenDto, 'A page of tokens, by id.')
   @ApiOperation({
     summary: 'List all tokens',
-    description: 'Tokens ordered by id, with every deployment. Paginated by `page`; see the `Link` header.',
+    description:
+      'Tokens ordered by id, with every deployment (a matching token shows all of its deployments). `chain` and `address` find the token of a contract, mint, Jetton master or coin type: `?chain=ethereum&address=0xdac1…1ec7`. Paginated by `page`; see the `Link` header.',
   })
-  @ApiErrors('INVALID_QUERY')
-  async list(@Query() query: PageQueryDto, @Pager() pager: PageAnswer): Promise<TokenDto[]> {
-    return pager.answer(await this.tokens.page(query.page, query.per_page));
+  @ApiErrors('INVALID_ADDRESS', 'INVALID_QUERY')
+  async list(@Query() query: TokensQueryDto, @Pager() pager: PageAnswer): Promise<TokenDto[]> {
+    return pager.answer(await this.tokens.page(query.page, query.per_page, query));
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../../database/db.service';
-import { list, pageBesideTotal, raw, splitPage, sql } from '../../database/sql';
+import { CHAIN_IDS } from '../../core/chains/chain-ids';
+import { and, empty, list, pageBesideTotal, raw, splitPage, sql, type SqlFragment } from '../../database/sql';
 
 export interface TokenRow {
   id: string;
@@ -20,12 +21,26 @@ export interface DeploymentRow {
 export class TokensRepository {
   constructor(private readonly db: Db) {}
 
-  /** A page of the tokens by id, and how many there are, in one statement (`pageBesideTotal`). */
-  async page(offset: number, limit: number): Promise<{ total: number; rows: TokenRow[] }> {
+  /**
+   * A page of the tokens by id, and how many there are, in one statement (`pageBesideTotal`): all
+   * of them, or those with a deployment on `chain`, at `address` (canonical), or both.
+   */
+  async page(
+    offset: number,
+    limit: number,
+    filters: { chain?: string; address?: string } = {},
+  ): Promise<{ total: number; rows: TokenRow[] }> {
+    const deployed: SqlFragment[] = [];
+    if (filters.chain !== undefined) deployed.push(sql`chain = ${filters.chain}`);
+    // Without a chain, every chain's: the key (chain, address) then finds it per chain.
+    else if (filters.address !== undefined) deployed.push(sql`chain IN (${list(CHAIN_IDS)})`);
+    if (filters.address !== undefined) deployed.push(sql`address = ${filters.address}`);
+    const where =
+      deployed.length === 0 ? empty : sql`WHERE id IN (SELECT token_id FROM token_deployments WHERE ${and(deployed)})`;
     const found = await this.db.query<TokenRow & { total: number | string }>(
       pageBesideTotal(
-        sql`SELECT COUNT(*) AS total FROM tokens`,
-        sql`SELECT id, name, symbol, icon_url FROM tokens ORDER BY id LIMIT ${limit} OFFSET ${offset}`,
+        sql`SELECT COUNT(*) AS total FROM tokens ${where}`,
+        sql`SELECT id, name, symbol, icon_url FROM tokens ${where} ORDER BY id LIMIT ${limit} OFFSET ${offset}`,
         raw('page.id'),
       ),
     );
