@@ -1,7 +1,9 @@
 import { Address, Hex } from 'viem';
 import { findDrift } from '../src/modules/aggregates/aggregates.service';
 import { Db } from '../src/database/db.service';
+import type { NodeCheck } from '../src/modules/follow/follow.service';
 import { Anvil, startAnvil } from './support/anvil';
+import { runCli } from './support/cli';
 import { eventually, FollowClient, randomAddress } from './support/follow-client';
 import { FollowerProcess, leaseHolder, startFollowerProcess } from './support/follower-process';
 import { find, parse, Sample } from './support/prometheus';
@@ -418,5 +420,78 @@ describe.each(DATABASES)('an API process beside a follow worker, on %s', (kind: 
     follower.signal('SIGTERM');
     expect(await follower.exited).toEqual({ code: 0, signal: null });
     await expect(fetch(`http://127.0.0.1:${port}/metrics`)).rejects.toThrow();
+  });
+});
+
+describe.each(DATABASES)('follow --check, on %s', (kind: DatabaseKind) => {
+  let anvil: Anvil;
+  let db: { url: string; drop: () => Promise<void> };
+
+  beforeAll(async () => {
+    anvil = await startAnvil();
+    db = await freshDatabase(kind);
+  });
+
+  afterAll(async () => {
+    await db?.drop();
+    await anvil?.stop();
+  });
+
+  it('asks each node once: its head beside the block indexed, another chain’s node and a closed port failing without their URLs', async () => {
+    const closed = `http://user:secret-password@127.0.0.1:${await freePort()}/`;
+    const env = {
+      // anvil says chain id 1: ethereum's; base's is 8453.
+      RPC_URL_ETHEREUM: anvil.url,
+      RPC_URL_BASE: anvil.url,
+      RPC_URL_POLYGON: closed,
+      CONFIRMATIONS_ETHEREUM: '0',
+    };
+    const failed = await runCli(db.url, ['follow', '--check'], undefined, { env });
+    expect(failed.code).toBe(1);
+    const answer = JSON.parse(failed.stdout) as { ok: boolean; chains: NodeCheck[] };
+    const byChain = new Map(answer.chains.map((check) => [check.chain, check]));
+    expect(answer.ok).toBe(false);
+    expect([...byChain.keys()].sort()).toEqual(['base', 'ethereum', 'polygon']);
+    expect(byChain.get('ethereum')).toEqual({
+      chain: 'ethereum',
+      ok: true,
+      head: (await anvil.head()).toString(),
+      indexed: null,
+      behind: null,
+      error: null,
+    });
+    expect(byChain.get('base')).toMatchObject({ ok: false, head: null, error: expect.stringMatching(/8453/) });
+    expect(byChain.get('polygon')).toMatchObject({ ok: false, error: expect.stringMatching(/refused/) });
+    expect(failed.stderr).toMatch(/^ethereum: ok, head \d+, nothing indexed yet$/m);
+    expect(failed.stderr).toContain('error: the node of polygon, base failed the check');
+    for (const output of [failed.stdout, failed.stderr]) {
+      expect(output).not.toContain(anvil.url);
+      expect(output).not.toContain('secret-password');
+    }
+
+    // Followed for a while: the block indexed, and how far the node is ahead of it. Nothing written by the check.
+    const t = await startTestApp({
+      databaseUrl: db.url,
+      env: { RPC_URL_ETHEREUM: anvil.url, CONFIRMATIONS_ETHEREUM: '0' },
+    });
+    try {
+      await new FollowClient(t).synced(anvil);
+    } finally {
+      await t.close();
+    }
+    await anvil.mine(3);
+    const followed = await runCli(db.url, ['follow', '--check'], undefined, {
+      env: { RPC_URL_ETHEREUM: anvil.url, CONFIRMATIONS_ETHEREUM: '0' },
+    });
+    expect({ code: followed.code, stderr: followed.stderr }).toMatchObject({ code: 0 });
+    const [ethereum] = (JSON.parse(followed.stdout) as { chains: NodeCheck[] }).chains;
+    const head = await anvil.head();
+    expect(ethereum).toMatchObject({ ok: true, head: head.toString(), behind: '3' });
+    expect(BigInt(ethereum!.indexed!)).toBe(head - 3n);
+    expect(followed.stderr).toContain(`ethereum: ok, head ${head}, indexed ${head - 3n} (3 behind the node)`);
+
+    const none = await runCli(db.url, ['follow', '--check']);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain('no chain has an RPC URL');
   });
 });

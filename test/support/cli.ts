@@ -18,6 +18,8 @@ export interface CliReading {
   readAfterMs?: number;
   /** Closes stdout after its first chunk, as `| head -1` does; `stdout` holds that chunk. */
   closeStdoutEarly?: boolean;
+  /** Settings of the command's environment beside DATABASE_URL (RPC_URL_<CHAIN>, say). */
+  env?: Record<string, string>;
 }
 
 const ROOT = join(__dirname, '..', '..');
@@ -51,7 +53,7 @@ function runCommand(
   return new Promise((resolve, reject) => {
     const child = spawn(file, argv, {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: databaseUrl, API_KEYS: '', LOG_LEVEL: 'silent' },
+      env: { ...process.env, DATABASE_URL: databaseUrl, API_KEYS: '', LOG_LEVEL: 'silent', ...options.env },
     });
     let stdout = '';
     let stderr = '';

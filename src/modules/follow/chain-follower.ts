@@ -7,6 +7,7 @@ import type { IngestService } from '../ingest/ingest.service';
 import type { BackfillState, ChainSource, SourceReading } from './chain-source';
 import { FollowerStatus, FollowRepository, Position, TRACKED_START, TrackedCursor } from './follow.repository';
 import { BlockHeader, ChainMoved, HoldingKey, holdingKey, NATIVE, ObservedTransfer } from './reading';
+import { describeNodeError } from './node-errors';
 
 /** What a follower reports after each turn: to `GET /v2/sync` (through its row) and the metrics. */
 export interface FollowerReport {
@@ -486,13 +487,7 @@ export class ChainFollower {
 
   /** An error for a person, without the RPC URLs (providers put API keys and passwords in them). */
   private describe(error: unknown): string {
-    const raw =
-      error instanceof Error
-        ? ((error as Error & { shortMessage?: string }).shortMessage ?? error.message)
-        : String(error);
-    let text = raw;
-    for (const url of this.deps.settings.rpcUrls) text = text.split(url).join('<rpc url>');
-    return text.replace(/https?:\/\/\S+/g, '<rpc url>').slice(0, 500);
+    return describeNodeError(error, this.deps.settings.rpcUrls);
   }
 }
 

@@ -15,9 +15,28 @@ import { IngestService } from '../ingest/ingest.service';
 import { WebhookAnnouncements } from '../webhooks/webhook-announcements.service';
 import { ChainFollower, DEFAULT_TUNING, FollowerReport } from './chain-follower';
 import { FollowRepository } from './follow.repository';
+import { describeNodeError } from './node-errors';
 import { sourceFor } from './sources';
 import { UtxoRepository } from './utxo/utxo.repository';
 import { TonRepository } from './ton/ton.repository';
+
+/** How long `follow --check` waits for one node's answers. */
+export const NODE_CHECK_TIMEOUT_MS = 30_000;
+
+/** One chain's node as `follow --check` found it. */
+export interface NodeCheck {
+  chain: ChainId;
+  /** Reachable and the chain's (its network, chain id or genesis as the follower checks them). */
+  ok: boolean;
+  /** The node's newest block, as the follower reads it. */
+  head: string | null;
+  /** The block indexed in the database, null before the chain was first followed. */
+  indexed: string | null;
+  /** How far the node's head is ahead of the indexed block (the confirmations kept back included). */
+  behind: string | null;
+  /** Why not ok, without the node's URL. */
+  error: string | null;
+}
 
 /** Whether the followers start with the Nest application or context (FollowModule.forRoot). */
 export const FOLLOW_ON_START = Symbol('FOLLOW_ON_START');
@@ -96,11 +115,54 @@ export class FollowService implements OnApplicationBootstrap, BeforeApplicationS
     }
   }
 
+  /**
+   * Asks each chain's node once, as a follower's turn begins: whether it is the chain's (`mismatch`)
+   * and its head, beside the block indexed in the database. Chains at once, each within
+   * `timeoutMs`; nothing is written. What `follow --check` prints.
+   */
+  async checkNodes(timeoutMs = NODE_CHECK_TIMEOUT_MS): Promise<NodeCheck[]> {
+    const chains = this.settings.chains.filter((settings) => settings.rpcUrls.length > 0);
+    return Promise.all(
+      chains.map(async (settings): Promise<NodeCheck> => {
+        const { chain, rpcUrls } = settings;
+        const { block } = await this.repository.position(chain);
+        const indexed = block === undefined ? null : block.toString();
+        const source = sourceFor(chainFacts(chain), settings, { utxo: this.utxo, ton: this.ton });
+        if (source === undefined)
+          return { chain, ok: false, head: null, indexed, behind: null, error: 'cannot be followed' };
+        try {
+          const head = await withinMs(timeoutMs, async () => {
+            const mismatch = await source.mismatch();
+            if (mismatch !== undefined) throw new Error(mismatch);
+            return source.head();
+          });
+          const behind = block === undefined ? null : (head > block ? head - block : 0n).toString();
+          return { chain, ok: true, head: head.toString(), indexed, behind, error: null };
+        } catch (error) {
+          return { chain, ok: false, head: null, indexed, behind: null, error: describeNodeError(error, rpcUrls) };
+        }
+      }),
+    );
+  }
+
   async beforeApplicationShutdown(): Promise<void> {
     await Promise.all(this.followers.map((follower) => follower.stop()));
   }
 
   private record(chain: ChainId, report: FollowerReport): void {
     this.reports.set(chain, report);
+  }
+}
+
+/** `work`'s result, or an error once `timeoutMs` passed without one. */
+async function withinMs<T>(timeoutMs: number, work: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([work(), expired]);
+  } finally {
+    clearTimeout(timer);
   }
 }

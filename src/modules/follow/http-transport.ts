@@ -31,6 +31,16 @@ export function describeTransportError(error: unknown, timeoutMs: number): strin
   }
 }
 
+/**
+ * Why a client's request failed below HTTP, when the error it threw wraps fetch's (viem's
+ * `HttpRequestError` does, and says only "HTTP request failed."): the meaning of the socket's error
+ * code, as describeTransportError gives it, or undefined when there is none.
+ */
+export function wrappedTransportError(error: unknown): string | undefined {
+  const wrapped = fieldOf(error, 'cause');
+  return causeCode(wrapped) === undefined ? undefined : describeTransportError(wrapped, 0);
+}
+
 function causeCode(error: unknown): string | undefined {
   const code = fieldOf(fieldOf(error, 'cause'), 'code');
   // Only an error code's own shape is repeated: nothing that could carry an address.
