@@ -3,7 +3,9 @@ import { findDrift } from '../src/modules/aggregates/aggregates.service';
 import { Db } from '../src/database/db.service';
 import { APT_METADATA } from '../src/modules/follow/aptos/aptos-shapes';
 import { BURNED } from '../src/modules/follow/aptos/aptos-transaction';
+import type { NodeCheck } from '../src/modules/follow/follow.service';
 import { AptosStandIn } from './support/aptos-node-stand-in';
+import { runCli } from './support/cli';
 import { eventually, FollowClient, HoldingRow, SyncRow, TransactionRow } from './support/follow-client';
 import { FollowerProcess, killedMidCatchUp } from './support/follower-process';
 import { DATABASES, DatabaseKind, freshDatabase, startTestApp, TestApp } from './support/test-app';
@@ -111,6 +113,17 @@ describe.each(DATABASES)('following Aptos through its node API, on %s', (kind: D
     const funded = (await api.list(alice)).filter((entry) => entry.value === '50000000');
     expect(funded).toMatchObject([{ from_address: '0', to_address: alice, token_address: '0' }]);
     await expectBalance(alice);
+  });
+
+  it('answers follow --check with the node’s height beside the block indexed, the key shown nowhere', async () => {
+    const checked = await runCli(db.url, ['follow', '--check'], undefined, { env: followEnv(node) });
+    const height = String(node.height());
+    expect({ code: checked.code, chains: (JSON.parse(checked.stdout) as { chains: NodeCheck[] }).chains }).toEqual({
+      code: 0,
+      chains: [{ chain: 'aptos', ok: true, head: height, indexed: height, behind: '0', error: null }],
+    });
+    expect(checked.stderr).toBe(`aptos: ok, head ${height}, indexed ${height} (0 behind the node)\n`);
+    expect(checked.stdout + checked.stderr).not.toContain(API_KEY);
   });
 
   it('records APT in, out and between tracked accounts once each, with balances the node gives (gas included)', async () => {

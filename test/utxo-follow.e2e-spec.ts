@@ -2,10 +2,13 @@ import { Client } from 'pg';
 
 import { addressOfScript, cashAddressTwins } from '../src/core/addresses/output-script';
 import { findDrift } from '../src/modules/aggregates/aggregates.service';
+import type { ChainId } from '../src/core/chains/chain-ids';
 import { Db } from '../src/database/db.service';
+import type { NodeCheck } from '../src/modules/follow/follow.service';
 import { UTXO_SOURCE_TUNING } from '../src/modules/follow/utxo/utxo-source';
 import { satoshis } from '../src/modules/follow/utxo/utxo-block';
 import { eventually, FollowClient, HoldingRow, SyncRow, TransactionRow } from './support/follow-client';
+import { runCli } from './support/cli';
 import { FollowerProcess, startFollowerProcess, writerFailsOver } from './support/follower-process';
 import { Litecoind, startLitecoind, Unspent, WalletAddress } from './support/litecoind';
 import { RpcProxy, startRpcProxy } from './support/rpc-proxy';
@@ -775,6 +778,29 @@ describe.each(DATABASES)('a node on another network, on %s', (kind: DatabaseKind
     expect(await api.list('bitcoin', on('bitcoin', miner))).toEqual([]);
     // The same legacy address is followed on bitcoincash, whose node setting is right.
     expect((await api.list('bitcoincash', on('bitcoin', miner))).length).toBe(2);
+
+    // follow --check says the same of each chain, and what is indexed where the node is right.
+    const checked = await runCli(db.url, ['follow', '--check'], undefined, {
+      env: followEnv(node.rpcUrl, { NETWORK_BITCOIN: 'mainnet' }),
+    });
+    expect(checked.code).toBe(1);
+    const tip = String(await node.tip());
+    const chains = new Map(
+      (JSON.parse(checked.stdout) as { chains: NodeCheck[] }).chains.map((check) => [check.chain, check]),
+    );
+    const mismatch = chains.get('bitcoin')!;
+    expect(mismatch).toMatchObject({
+      ok: false,
+      indexed: null,
+      error: expect.stringMatching(/^NETWORK_BITCOIN is mainnet/),
+    });
+    expect(row.error!.startsWith(mismatch.error!)).toBe(true);
+    for (const chain of ['bitcoincash', 'dogecoin']) {
+      expect(chains.get(chain as ChainId)).toMatchObject({ ok: true, head: tip });
+    }
+    expect(chains.get('bitcoincash')).toMatchObject({ indexed: tip, behind: '0' });
+    expect(checked.stderr).toContain('error: the node of bitcoin failed the check');
+    expect(checked.stdout + checked.stderr).not.toContain(new URL(node.rpcUrl).password);
   });
 });
 
