@@ -142,12 +142,14 @@ describe.each(DATABASES)('GET /v2/transactions on %s', (kind) => {
         .expect(200);
       expect(one.body).toEqual(row);
     }
-    for (const id of ['nothing-here', 'TIE-A', 'x'.repeat(300), '%E0%A4%A', 'eth-1%00']) {
+    for (const id of ['nothing-here', 'TIE-A', 'x'.repeat(3000), '%E0%A4%A', 'eth-1%00']) {
       const response = await t.http().get(`/v2/transactions/${id}`).set('X-API-Key', t.keys.alice);
-      expect([id.slice(0, 20), response.status, response.body.code]).toEqual([
+      // The message quotes at most the first 200 characters of the id.
+      expect([id.slice(0, 20), response.status, response.body.code, response.body.message.length < 300]).toEqual([
         id.slice(0, 20),
         404,
         'TRANSACTION_NOT_FOUND',
+        true,
       ]);
     }
     const unknown = await t.http().get('/v2/transactions/eth-1?verbose=1').set('X-API-Key', t.keys.alice);

@@ -671,12 +671,15 @@ describe.each(DATABASES)('webhooks on %s', (kind: DatabaseKind) => {
         ['evt_AAAAAAAAAAAAAAAAAAAAAA', down.id],
         ['evt_unknown', down.id],
         ['%FF', down.id],
+        ['e'.repeat(5000), down.id],
       ] as const) {
         const missing = await one(deliveryId, id);
-        expect({ deliveryId, status: missing.status, code: (missing.body as { code: string }).code }).toEqual({
+        const { code, message } = missing.body as { code: string; message: string };
+        expect({ deliveryId, status: missing.status, code, short: message.length < 300 }).toEqual({
           deliveryId,
           status: 404,
           code: 'DELIVERY_NOT_FOUND',
+          short: true,
         });
       }
       expect((await one(otherPing, other.id)).status).toBe(200);

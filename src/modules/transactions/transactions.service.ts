@@ -51,7 +51,8 @@ export class TransactionsService {
   async get(id: string): Promise<TransactionDto> {
     // No stored id is longer, or holds U+0000 (the import refuses both; PostgreSQL could not compare it).
     const [row] = id.length > MAX_ID_LENGTH || id.includes('\u0000') ? [] : await this.transactions.byId(id);
-    if (row === undefined) throw new ApiError('TRANSACTION_NOT_FOUND', `No transaction ${JSON.stringify(id)}.`);
+    if (row === undefined)
+      throw new ApiError('TRANSACTION_NOT_FOUND', `No transaction ${JSON.stringify(id.slice(0, 200))}.`);
     return toTransaction(row);
   }
 

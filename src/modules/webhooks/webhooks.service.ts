@@ -205,7 +205,7 @@ export class WebhooksService {
     if (row === undefined) {
       throw new ApiError(
         'DELIVERY_NOT_FOUND',
-        `No delivery ${JSON.stringify(deliveryId)} of webhook ${JSON.stringify(id)}.`,
+        `No delivery ${JSON.stringify(deliveryId.slice(0, 100))} of webhook ${JSON.stringify(id)}.`,
       );
     }
     return toDeliveryWithPayload(row);
