@@ -384,6 +384,11 @@ describe.each(DATABASES)('GET /v2/token-holdings on %s', (kind) => {
       expect(response.body).toMatchObject({ statusCode: status, code });
     });
 
+    it('quotes at most 100 characters of an invalid tag', async () => {
+      const response = await get(`tag=${'x'.repeat(3000)}`);
+      expect(response.body).toMatchObject({ code: 'INVALID_TAG', details: [{ tag: 'x'.repeat(100) }] });
+    });
+
     it('names the invalid address', async () => {
       const response = await get('address=0xnothex');
       expect(response.body.message).toContain('"0xnothex"');

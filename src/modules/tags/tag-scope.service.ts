@@ -34,7 +34,7 @@ export class TagScopeService {
 
   /** INVALID_TAG for a malformed name; otherwise the reserved tag's scope, or the tag's name to look up. */
   named(accountId: number, tag: string): NamedScope {
-    if (!isValidTag(tag)) throw new ApiError('INVALID_TAG', TAG_RULE, [{ tag }]);
+    if (!isValidTag(tag)) throw new ApiError('INVALID_TAG', TAG_RULE, [{ tag: tag.slice(0, 100) }]);
     return tag === UNTAGGED ? { kind: 'untagged', accountId } : { kind: 'named', accountId, name: tag };
   }
 
