@@ -89,13 +89,14 @@ describe.each(DATABASES)('price poller on %s', (kind) => {
     await stub.close();
   });
 
-  /** The settings of a poller pointed at the stub, with short timers. */
-  const pollerSettings = (refreshMs: number) => ({
+  /** The settings of a poller pointed at the stub, with short timers; unknown tokens asked every poll unless `unknownRetryMs` says otherwise. */
+  const pollerSettings = (refreshMs: number, unknownRetryMs = 0) => ({
     url: stub.url,
     refreshMs,
     requestGapMs: 5,
     timeoutMs: 2_000,
     maxBackoffMs: 60_000,
+    unknownRetryMs,
   });
 
   describe('a source that answers', () => {
@@ -328,6 +329,37 @@ describe.each(DATABASES)('price poller on %s', (kind) => {
       expect(ids.filter((id) => /^(solana|ton|sui|aptos)-/.test(id))).toEqual([]);
     } finally {
       await t.close();
+    }
+  });
+
+  it('asks about a token the source does not know once, then only after unknownRetryMs', async () => {
+    const unlisted = `0x${'2e'.repeat(20)}`;
+    const line = tokenLine(`ethereum-${unlisted}`, [{ chain: 'ethereum', address: unlisted, decimals: 6 }]);
+    const askedFor = (from: number) =>
+      stub.requests
+        .slice(from)
+        .filter((request) => request.query.get('contract_addresses')?.split(',').includes(unlisted)).length;
+    const daily = await startOnFreshDatabase(kind, { prices: pollerSettings(50, 60_000) });
+    try {
+      const prices = daily.app.get(PricesService);
+      const from = stub.requests.length;
+      expect((await daily.app.get(IngestService).import([ndjson([line])])).committed).toBe(true);
+      // The first of these polls may have read the tokens before the import; a later one asks.
+      const reports = await nextPolls(prices, 5);
+      expect(askedFor(from)).toBe(1);
+      expect(reports.at(-1)).toMatchObject({ role: 'holder', skipped: expect.any(Number) });
+      expect(reports.at(-1)!.skipped).toBeGreaterThanOrEqual(1);
+      expect(reports.at(-1)!.unknown).toBe(0);
+    } finally {
+      await daily.close();
+    }
+    const soon = await startOnFreshDatabase(kind, { prices: pollerSettings(50, 200) });
+    try {
+      const from = stub.requests.length;
+      expect((await soon.app.get(IngestService).import([ndjson([line])])).committed).toBe(true);
+      await stub.until(() => askedFor(from) >= 2);
+    } finally {
+      await soon.close();
     }
   });
 

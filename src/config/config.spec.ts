@@ -58,6 +58,7 @@ describe('parseConfig', () => {
         timeoutMs: 10_000,
         requestGapMs: 6_000,
         maxBackoffMs: 3_600_000,
+        unknownRetryMs: 86_400_000,
       });
     });
 

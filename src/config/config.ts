@@ -132,6 +132,8 @@ export interface PriceSourceConfig {
   requestGapMs: number;
   /** The longest wait between polls while the source keeps failing (never below `refreshMs`). */
   maxBackoffMs: number;
+  /** How long a token the source answered nothing for goes unasked (a day; the tests shorten it). */
+  unknownRetryMs: number;
 }
 
 export const PRICE_SOURCE_URLS: Record<PricePlan, string> = {
@@ -181,6 +183,7 @@ function parsePriceSource(env: NodeJS.ProcessEnv): PriceSourceConfig {
     timeoutMs: 10_000,
     requestGapMs: apiKey === undefined ? REQUEST_GAP_MS.keyless : REQUEST_GAP_MS[plan],
     maxBackoffMs: Math.max(refreshMs, 3_600_000),
+    unknownRetryMs: 86_400_000,
   };
 }
 

@@ -23,6 +23,8 @@ export interface PollReport {
   rejected: number;
   /** Tokens the source does not know. */
   unknown: number;
+  /** Tokens not asked about: the source knew nothing of them when last asked, less than a day ago. */
+  skipped: number;
   /** Why the source failed this poll; the prices gathered before the failure are stored. */
   failure?: { kind: PriceSourceError['kind']; message: string };
   /** The database could not be read or written: nothing was stored. */
@@ -57,9 +59,9 @@ const LEASE_SLACK_MS = 60_000;
  * Keeps prices fresh from a CoinGecko-compatible source (contract §11).
  *
  * Every PRICE_REFRESH_SECONDS it asks the source about every token: by id, or by contract for tokens
- * discovered on EVM chains, in batches spaced for the plan's rate limit. What the source answers
+ * a follower discovered, in batches spaced for the plan's rate limit. What the source answers
  * sensibly is stored with its `last_updated_at`; absurd values and unknown tokens are left out and
- * logged once per token. A failing source (timeout, 429, 5xx, an answer that is not prices) keeps
+ * logged once per token, and a token the source does not know is asked about again a day later. A failing source (timeout, 429, 5xx, an answer that is not prices) keeps
  * the last prices, logs one line per failure streak, and is asked again after an exponential
  * back-off that honours `Retry-After`. The API never waits on the source.
  *
@@ -81,6 +83,8 @@ export class PricesService implements OnApplicationBootstrap, OnModuleDestroy {
   private databaseFailing = false;
   /** Tokens already logged as unknown or absurd; logged again only after a good price. */
   private readonly reported = new Set<string>();
+  /** When the source last answered nothing for a token (ms); it is not asked again for a day. */
+  private readonly unknownAt = new Map<string, number>();
   private readonly counters: Omit<PricePollerStatus, 'role'> = {
     enabled: false,
     polls: 0,
@@ -168,7 +172,13 @@ export class PricesService implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** One poll: ask the source about every token, store what changed, decide when to ask again. */
   private async poll(signal: AbortSignal): Promise<PollReport> {
-    const tokens = await this.repository.tokens();
+    const now = Date.now();
+    const known = await this.repository.tokens();
+    // Most tokens a follower discovers are listed by no price source: asked once a day, not every poll.
+    const tokens = known.filter((token) => {
+      const unknownAt = this.unknownAt.get(token.id);
+      return unknownAt === undefined || now - unknownAt >= this.source.unknownRetryMs;
+    });
     const requests = planRequests(tokens.map(priceTarget), this.source.url.length);
     const quotes: Quote[] = [];
     const rejected: Rejected[] = [];
@@ -198,6 +208,8 @@ export class PricesService implements OnApplicationBootstrap, OnModuleDestroy {
     this.counters.storedPrices += result.stored;
     this.counters.rejectedValues += rejected.length;
     this.noteTokens(quotes, rejected, unknown);
+    for (const quote of quotes) this.unknownAt.delete(quote.tokenId);
+    for (const tokenId of unknown) this.unknownAt.set(tokenId, now);
 
     const nextPollMs = this.noteOutcome(failure);
     return {
@@ -207,6 +219,7 @@ export class PricesService implements OnApplicationBootstrap, OnModuleDestroy {
       unchanged: result.unchanged,
       rejected: rejected.length,
       unknown: unknown.length,
+      skipped: known.length - tokens.length,
       ...(failure === undefined ? {} : { failure: { kind: failure.kind, message: failure.message } }),
       nextPollMs,
     };
@@ -256,7 +269,7 @@ export class PricesService implements OnApplicationBootstrap, OnModuleDestroy {
 }
 
 function emptyReport(role: PollReport['role'], nextPollMs: number): PollReport {
-  return { role, requests: 0, stored: 0, unchanged: 0, rejected: 0, unknown: 0, nextPollMs };
+  return { role, requests: 0, stored: 0, unchanged: 0, rejected: 0, unknown: 0, skipped: 0, nextPollMs };
 }
 
 /** The first few of a list, so that a thousand unpriced tokens make one readable line. */
