@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import type { DestinationStream } from 'pino';
@@ -40,6 +41,10 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
     },
   );
   app.disable('x-powered-by');
+  const server: Server = app.getHttpServer();
+  server.keepAliveTimeout = config.operations.keepAliveMs;
+  // Above the keep-alive time, or a request that starts on a connection about to time out is cut.
+  server.headersTimeout = Math.max(server.headersTimeout, config.operations.keepAliveMs + 1_000);
   if (config.operations.publicUrl !== undefined) app.set(PUBLIC_URL_SETTING, config.operations.publicUrl);
   app.use(requestLogger(logger));
   if (config.operations.metrics) app.use(httpMetrics(app.get(Metrics)));

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { AccountsService } from '../src/modules/accounts/accounts.service';
 import { renderOpenApi, OPENAPI_PATH } from '../scripts/openapi';
 import { CHAIN_IDS } from '../src/core/chains/chain-ids';
@@ -714,3 +715,41 @@ function registeredRoutes(t: TestApp): { method: Method; path: string }[] {
 interface RouterLayer {
   route?: { path: string; methods: Record<string, boolean> };
 }
+
+describe('idle client connections (HTTP_KEEP_ALIVE_SECONDS)', () => {
+  /** A connection that has had one answer, and when the server closed it (undefined while open). */
+  async function keptConnection(t: TestApp): Promise<{ socket: Socket; closedAt: () => number | undefined }> {
+    const { port } = t.app.getHttpServer().address() as AddressInfo;
+    const socket = connect(port, '127.0.0.1');
+    let closedAt: number | undefined;
+    socket.on('close', () => (closedAt = Date.now()));
+    let received = '';
+    await new Promise<void>((resolve) => {
+      socket.on('data', (chunk: Buffer) => {
+        received += chunk.toString();
+        if (received.includes('{"status":"ok"}')) resolve();
+      });
+      socket.write('GET /health HTTP/1.1\r\nHost: chaintags\r\n\r\n');
+    });
+    return { socket, closedAt: () => closedAt };
+  }
+
+  it('keeps them 65 s by default, above load balancers’ idle time, and closes them after the time set', async () => {
+    const kept = await startOnFreshDatabase('sqlite');
+    const short = await startOnFreshDatabase('sqlite', { env: { HTTP_KEEP_ALIVE_SECONDS: '1' } });
+    try {
+      expect(kept.app.getHttpServer().keepAliveTimeout).toBe(65_000);
+      const [open, closing] = await Promise.all([keptConnection(kept), keptConnection(short)]);
+      const answeredAt = Date.now();
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      // Node's own default (5 s) would have kept both.
+      expect(closing.closedAt()).toBeDefined();
+      expect(closing.closedAt()! - answeredAt).toBeGreaterThanOrEqual(500);
+      expect(open.closedAt()).toBeUndefined();
+      open.socket.destroy();
+      closing.socket.destroy();
+    } finally {
+      await Promise.all([kept.close(), short.close()]);
+    }
+  });
+});

@@ -90,6 +90,7 @@ describe('parseConfig', () => {
       production: false,
       corsOrigins: undefined,
       publicUrl: undefined,
+      keepAliveMs: 65_000,
     });
     expect(
       parseConfig({ METRICS: 'OFF', REDIS_URL: 'redis://:pw@cache:6379/2', NODE_ENV: 'production' }).operations,
@@ -99,6 +100,7 @@ describe('parseConfig', () => {
       production: true,
       corsOrigins: undefined,
       publicUrl: undefined,
+      keepAliveMs: 65_000,
     });
     expect(parseConfig({ REDIS_URL: '' }).operations.redisUrl).toBeUndefined();
     expect(() => parseConfig({ REDIS_URL: 'cache:secret@6379' })).toThrow(
@@ -169,6 +171,14 @@ describe('parseConfig', () => {
     expect(port('')).toBeUndefined();
     expect(port('9464')).toBe(9464);
     for (const bad of ['0', '65536', 'x', '-1', '94.6']) expect(() => port(bad)).toThrow(/^METRICS_PORT must/);
+  });
+
+  it('keeps idle client connections 65 s by default (HTTP_KEEP_ALIVE_SECONDS, 1 to 3600)', () => {
+    const keepAlive = (value?: string) =>
+      parseConfig(value === undefined ? {} : { HTTP_KEEP_ALIVE_SECONDS: value }).operations.keepAliveMs;
+    expect(keepAlive()).toBe(65_000);
+    expect(keepAlive('620')).toBe(620_000);
+    for (const bad of ['0', '3601', 'x', '1.5']) expect(() => keepAlive(bad)).toThrow(/^HTTP_KEEP_ALIVE_SECONDS must/);
   });
 
   describe('following the chains', () => {

@@ -210,6 +210,12 @@ export interface OperationsConfig {
   publicUrl: string | undefined;
   /** `METRICS_PORT`: the port the `follow` worker serves GET /metrics on; undefined: it serves none. */
   workerMetricsPort: number | undefined;
+  /**
+   * `HTTP_KEEP_ALIVE_SECONDS` in milliseconds: how long the server keeps an idle client connection
+   * open. Above a load balancer's idle timeout (60 s on AWS's), so that the balancer, not the
+   * server, closes a connection it might be sending a request on.
+   */
+  keepAliveMs: number;
 }
 
 function parseOperations(env: NodeJS.ProcessEnv): OperationsConfig {
@@ -230,6 +236,7 @@ function parseOperations(env: NodeJS.ProcessEnv): OperationsConfig {
       env.METRICS_PORT === undefined || env.METRICS_PORT === ''
         ? undefined
         : parseInteger(env, 'METRICS_PORT', 0, 1, 65535),
+    keepAliveMs: parseInteger(env, 'HTTP_KEEP_ALIVE_SECONDS', 65, 1, 3600) * 1000,
   };
 }
 
