@@ -6,7 +6,7 @@ import { eventually, FollowClient, HoldingRow, SyncRow, TransactionRow } from '.
 import { FollowerProcess, killedMidCatchUp } from './support/follower-process';
 import { SUI_TYPE, SuiStandIn } from './support/sui-node-stand-in';
 import { DATABASES, DatabaseKind, freshDatabase, startTestApp, TestApp } from './support/test-app';
-import { hook, WebhookClient, WebhookReceiver } from './support/webhook-receiver';
+import { expectAnnouncedOnce, hook, WebhookClient, WebhookReceiver } from './support/webhook-receiver';
 
 /**
  * The Sui follower against a stand-in of a full node's gRPC API (test/support/sui-node-stand-in.ts):
@@ -261,20 +261,10 @@ describe.each(DATABASES)('following Sui through a full node’s gRPC API, on %s'
       { transaction: await byDigest(alice, into), tags: ['sui_wallets'] },
       { transaction: await byDigest(bob, between), tags: ['sui_wallets'] },
       { transaction: await byDigest(erin, live), tags: ['sui_later'] },
-    ].sort((a, b) => a.transaction.id.localeCompare(b.transaction.id));
+    ];
     expect(expected.map((entry) => entry.transaction.value).sort()).toEqual(['41', '42', '45']);
     expect((await api.list(erin)).some((row) => row.tx_hash === early)).toBe(false);
-    await eventually('every delivery answered', async () => {
-      const log = await webhooks.deliveries(webhook);
-      return log.length >= expected.length && log.every((row) => row.status === 'delivered') ? true : undefined;
-    });
-    expect(await webhooks.deliveries(webhook)).toHaveLength(expected.length);
-    const received = receiver.at('/sui');
-    expect(received.every((request) => request.verified?.type === 'transaction.confirmed')).toBe(true);
-    const delivered = received
-      .map((request) => request.verified!.data)
-      .sort((a, b) => String(a.transaction!.id).localeCompare(String(b.transaction!.id)));
-    expect(delivered).toEqual(expected);
+    await expectAnnouncedOnce(webhooks, receiver, { id: webhook, path: '/sui' }, expected);
   });
 });
 

@@ -2,6 +2,7 @@ import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http
 import { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { Test } from 'supertest';
+import { eventually } from './follow-client';
 import type { TestApp } from './test-app';
 
 /** One request the receiver got, checked with a Standard Webhooks library against its path's secret. */
@@ -223,4 +224,32 @@ export async function hook(
   const created = await client.create({ url: receiver.url(path), ...body });
   receiver.secret(path, created.secret!);
   return created;
+}
+
+/** What a `transaction.confirmed` delivery carries: the transaction as `/v2/transactions` lists it, and the tags. */
+export interface Announced {
+  transaction: { id: string };
+  tags: string[];
+}
+
+/**
+ * Waits until the webhook's every delivery is answered, then checks that the receiver got each of
+ * `expected` once, as a `transaction.confirmed`, and nothing else (in any order).
+ */
+export async function expectAnnouncedOnce(
+  client: WebhookClient,
+  receiver: WebhookReceiver,
+  webhook: { id: string; path: string },
+  expected: readonly Announced[],
+): Promise<void> {
+  await eventually('every delivery answered', async () => {
+    const log = await client.deliveries(webhook.id);
+    return log.length >= expected.length && log.every((row) => row.status === 'delivered') ? true : undefined;
+  });
+  expect(await client.deliveries(webhook.id)).toHaveLength(expected.length);
+  const received = receiver.at(webhook.path);
+  expect(received.map((request) => request.verified?.type)).toEqual(expected.map(() => 'transaction.confirmed'));
+  const byId = (a: { transaction?: Record<string, unknown> }, b: { transaction?: Record<string, unknown> }) =>
+    String(a.transaction!.id).localeCompare(String(b.transaction!.id));
+  expect(received.map((request) => request.verified!.data).sort(byId)).toEqual([...expected].sort(byId));
 }
