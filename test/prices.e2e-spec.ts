@@ -89,7 +89,10 @@ describe.each(DATABASES)('price poller on %s', (kind) => {
     await stub.close();
   });
 
-  /** The settings of a poller pointed at the stub, with short timers; unknown tokens asked every poll unless `unknownRetryMs` says otherwise. */
+  /**
+   * The settings of a poller pointed at the stub, with short timers; a token the source does not
+   * know is asked about every poll unless `unknownRetryMs` says otherwise.
+   */
   const pollerSettings = (refreshMs: number, unknownRetryMs = 0) => ({
     url: stub.url,
     refreshMs,

@@ -128,8 +128,9 @@ export class FollowService implements OnApplicationBootstrap, BeforeApplicationS
         const { block } = await this.repository.position(chain);
         const indexed = block === undefined ? null : block.toString();
         const source = sourceFor(chainFacts(chain), settings, { utxo: this.utxo, ton: this.ton });
-        if (source === undefined)
+        if (source === undefined) {
           return { chain, ok: false, head: null, indexed, behind: null, error: 'cannot be followed' };
+        }
         try {
           const head = await withinMs(timeoutMs, async () => {
             const mismatch = await source.mismatch();

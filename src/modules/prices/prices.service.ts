@@ -61,9 +61,10 @@ const LEASE_SLACK_MS = 60_000;
  * Every PRICE_REFRESH_SECONDS it asks the source about every token: by id, or by contract for tokens
  * a follower discovered, in batches spaced for the plan's rate limit. What the source answers
  * sensibly is stored with its `last_updated_at`; absurd values and unknown tokens are left out and
- * logged once per token, and a token the source does not know is asked about again a day later. A failing source (timeout, 429, 5xx, an answer that is not prices) keeps
- * the last prices, logs one line per failure streak, and is asked again after an exponential
- * back-off that honours `Retry-After`. The API never waits on the source.
+ * logged once per token, and a token the source does not know is asked about again a day later. A
+ * failing source (timeout, 429, 5xx, an answer that is not prices) keeps the last prices, logs one
+ * line per failure streak, and is asked again after an exponential back-off that honours
+ * `Retry-After`. The API never waits on the source.
  *
  * Processes sharing a database take turns through a lease row: one holder polls, the others stand
  * by and take over when it releases the lease on shutdown or lets it lapse.

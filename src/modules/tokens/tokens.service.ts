@@ -9,7 +9,10 @@ import { TokensRepository } from './tokens.repository';
 export class TokensService {
   constructor(private readonly tokens: TokensRepository) {}
 
-  /** A page of the tokens; `chain` and `address` (any accepted spelling, else INVALID_ADDRESS) keep those deployed there. */
+  /**
+   * A page of the tokens; `chain` and `address` (any accepted spelling, else INVALID_ADDRESS) keep
+   * those deployed there.
+   */
   async page(
     page: number,
     perPage: number,
