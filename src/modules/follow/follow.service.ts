@@ -118,7 +118,7 @@ export class FollowService implements OnApplicationBootstrap, BeforeApplicationS
   /**
    * Asks each chain's node once, as a follower's turn begins: whether it is the chain's (`mismatch`)
    * and its head, beside the block indexed in the database. Chains at once, each within
-   * `timeoutMs`; nothing is written. What `follow --check` prints.
+   * `timeoutMs`; nothing is written (no position, no report). What `follow --check` prints.
    */
   async checkNodes(timeoutMs = NODE_CHECK_TIMEOUT_MS): Promise<NodeCheck[]> {
     const chains = this.settings.chains.filter((settings) => settings.rpcUrls.length > 0);

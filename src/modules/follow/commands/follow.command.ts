@@ -6,7 +6,7 @@ import type { NodeCheck } from '../follow.service';
  * `follow`: a worker process. Follows every chain that has an RPC URL (whatever FOLLOW says) and
  * takes part in the price poller's lease, without serving HTTP, until SIGTERM or SIGINT; then the
  * turn in flight commits or rolls back and the leases are given up, so another process takes over.
- * `follow --check` asks each node once and exits, writing nothing.
+ * `follow --check` asks each node once and exits, writing no chain data.
  */
 export const followCommands: ModuleCommands = {
   register(program, inContext) {
