@@ -335,34 +335,60 @@ describe.each(DATABASES)('price poller on %s', (kind) => {
     }
   });
 
-  it('asks about a token the source does not know once, then only after unknownRetryMs', async () => {
+  it('asks about a token the source does not know once, then only after unknownRetryMs, across restarts', async () => {
     const unlisted = `0x${'2e'.repeat(20)}`;
-    const line = tokenLine(`ethereum-${unlisted}`, [{ chain: 'ethereum', address: unlisted, decimals: 6 }]);
+    const tokenId = `ethereum-${unlisted}`;
+    const line = tokenLine(tokenId, [{ chain: 'ethereum', address: unlisted, decimals: 6 }]);
     const askedFor = (from: number) =>
       stub.requests
         .slice(from)
         .filter((request) => request.query.get('contract_addresses')?.split(',').includes(unlisted)).length;
-    const daily = await startOnFreshDatabase(kind, { prices: pollerSettings(50, 60_000) });
-    try {
-      const prices = daily.app.get(PricesService);
-      const from = stub.requests.length;
-      expect((await daily.app.get(IngestService).import([ndjson([line])])).committed).toBe(true);
-      // The first of these polls may have read the tokens before the import; a later one asks.
-      const reports = await nextPolls(prices, 5);
-      expect(askedFor(from)).toBe(1);
-      expect(reports.at(-1)).toMatchObject({ role: 'holder', skipped: expect.any(Number) });
-      expect(reports.at(-1)!.skipped).toBeGreaterThanOrEqual(1);
-      expect(reports.at(-1)!.unknown).toBe(0);
-    } finally {
-      await daily.close();
-    }
-    const soon = await startOnFreshDatabase(kind, { prices: pollerSettings(50, 200) });
+    const database = await freshDatabase(kind);
+    const start = (unknownRetryMs: number) =>
+      startTestApp({ databaseUrl: database.url, prices: pollerSettings(50, unknownRetryMs) });
+    const missed = (t: TestApp) =>
+      t.app.get(Db).query<{ token_id: string }>(sql`SELECT token_id FROM price_misses WHERE token_id = ${tokenId}`);
     try {
       const from = stub.requests.length;
-      expect((await soon.app.get(IngestService).import([ndjson([line])])).committed).toBe(true);
-      await stub.until(() => askedFor(from) >= 2);
+      const daily = await start(60_000);
+      try {
+        expect((await daily.app.get(IngestService).import([ndjson([line])])).committed).toBe(true);
+        // The first of these polls may have read the tokens before the import; a later one asks.
+        const reports = await nextPolls(daily.app.get(PricesService), 5);
+        expect(askedFor(from)).toBe(1);
+        expect(reports.at(-1)).toMatchObject({ role: 'holder', skipped: expect.any(Number) });
+        expect(reports.at(-1)!.skipped).toBeGreaterThanOrEqual(1);
+        expect(reports.at(-1)!.unknown).toBe(0);
+        expect(await missed(daily)).toHaveLength(1);
+      } finally {
+        await daily.close();
+      }
+      // A restart (or another process taking the polls over) remembers it.
+      const restarted = await start(60_000);
+      try {
+        const reports = await nextPolls(restarted.app.get(PricesService), 3);
+        expect(reports.every((report) => report.role === 'holder' && report.skipped >= 1)).toBe(true);
+        expect(askedFor(from)).toBe(1);
+      } finally {
+        await restarted.close();
+      }
+      // A day later (200 ms here) it is asked again; once listed, it is priced and no longer missed.
+      const soon = await start(200);
+      try {
+        await stub.until(() => askedFor(from) >= 2);
+        stub.setContractPrice('ethereum', unlisted, { usd: 0.25, last_updated_at: NOW_S - 60 });
+        const stored = () =>
+          soon.app.get(Db).query<{ usd: string | number }>(sql`SELECT usd FROM prices WHERE token_id = ${tokenId}`);
+        for (let polls = 0; polls < 50 && (await stored()).length === 0; polls += 1) {
+          await nextPolls(soon.app.get(PricesService), 1);
+        }
+        expect((await stored()).map((row) => Number(row.usd))).toEqual([0.25]);
+        expect(await missed(soon)).toEqual([]);
+      } finally {
+        await soon.close();
+      }
     } finally {
-      await soon.close();
+      await database.drop();
     }
   });
 

@@ -28,6 +28,7 @@ import { FailedDeliveries1763700000210 } from './1763700000210-failed-deliveries
 import { ReadOnlyKeys1763700000220 } from './1763700000220-read-only-keys';
 import { KeyExpiry1763700000230 } from './1763700000230-key-expiry';
 import { TagDescriptions1763700000240 } from './1763700000240-tag-descriptions';
+import { PriceMisses1763700000250 } from './1763700000250-price-misses';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -61,4 +62,5 @@ export const MIGRATIONS = [
   ReadOnlyKeys1763700000220,
   KeyExpiry1763700000230,
   TagDescriptions1763700000240,
+  PriceMisses1763700000250,
 ];

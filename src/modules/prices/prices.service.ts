@@ -84,8 +84,6 @@ export class PricesService implements OnApplicationBootstrap, OnModuleDestroy {
   private databaseFailing = false;
   /** Tokens already logged as unknown or absurd; logged again only after a good price. */
   private readonly reported = new Set<string>();
-  /** When the source last answered nothing for a token (ms); it is not asked again for a day. */
-  private readonly unknownAt = new Map<string, number>();
   private readonly counters: Omit<PricePollerStatus, 'role'> = {
     enabled: false,
     polls: 0,
@@ -176,10 +174,9 @@ export class PricesService implements OnApplicationBootstrap, OnModuleDestroy {
     const now = Date.now();
     const known = await this.repository.tokens();
     // Most tokens a follower discovers are listed by no price source: asked once a day, not every poll.
-    const tokens = known.filter((token) => {
-      const unknownAt = this.unknownAt.get(token.id);
-      return unknownAt === undefined || now - unknownAt >= this.source.unknownRetryMs;
-    });
+    const tokens = known.filter(
+      (token) => token.missedAtMs === null || now - token.missedAtMs >= this.source.unknownRetryMs,
+    );
     const requests = planRequests(tokens.map(priceTarget), this.source.url.length);
     const quotes: Quote[] = [];
     const rejected: Rejected[] = [];
@@ -203,14 +200,12 @@ export class PricesService implements OnApplicationBootstrap, OnModuleDestroy {
       }
     }
     const result =
-      quotes.length > 0
-        ? await this.repository.store(this.holder, quotes, new Date())
+      quotes.length > 0 || unknown.length > 0
+        ? await this.repository.store(this.holder, quotes, unknown, new Date())
         : { held: true, stored: 0, unchanged: 0 };
     this.counters.storedPrices += result.stored;
     this.counters.rejectedValues += rejected.length;
     this.noteTokens(quotes, rejected, unknown);
-    for (const quote of quotes) this.unknownAt.delete(quote.tokenId);
-    for (const tokenId of unknown) this.unknownAt.set(tokenId, now);
 
     const nextPollMs = this.noteOutcome(failure);
     return {
