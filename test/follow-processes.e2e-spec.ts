@@ -375,6 +375,7 @@ describe.each(DATABASES)('an API process beside a follow worker, on %s', (kind: 
   it('shows on /metrics the chain the worker follows, as /v2/sync does, and no series for a chain nobody follows', async () => {
     const reader = new FollowClient(t);
     expect(await followerSamples(t)).toEqual([
+      { name: 'chaintags_follower_backfill_addresses', labels: { chain: 'ethereum' }, value: 0 },
       { name: 'chaintags_follower_status', labels: { chain: 'ethereum', status: 'synced' }, value: 0 },
       { name: 'chaintags_follower_status', labels: { chain: 'ethereum', status: 'syncing' }, value: 1 },
       { name: 'chaintags_follower_status', labels: { chain: 'ethereum', status: 'error' }, value: 0 },
@@ -400,6 +401,7 @@ describe.each(DATABASES)('an API process beside a follow worker, on %s', (kind: 
     expect(value('chaintags_follower_lag_blocks')).toBe(Number(row.head_block) - Number(row.indexed_block));
     expect(value('chaintags_follower_status', { status: 'synced' })).toBe(1);
     expect(value('chaintags_follower_status', { status: 'syncing' })).toBe(0);
+    expect(value('chaintags_follower_backfill_addresses')).toBe(0);
     // The worker reports every turn: its last report is recent.
     expect(Math.abs(value('chaintags_follower_updated_timestamp_seconds')! * 1000 - Date.now())).toBeLessThan(10_000);
     expect(samples.filter((sample) => sample.labels.chain !== 'ethereum')).toEqual([]);

@@ -1,8 +1,11 @@
+import { DataSource } from 'typeorm';
 import { parseConfig } from '../src/config/config';
+import { BackfillAddressCount1763700000260 } from '../src/database/migrations/1763700000260-backfill-address-count';
 import { Db } from '../src/database/db.service';
-import type { SqlFragment } from '../src/database/sql';
+import { sql, SqlFragment } from '../src/database/sql';
 import { FollowRepository, TRACKED_START } from '../src/modules/follow/follow.repository';
 import { SyncService } from '../src/modules/follow/sync.service';
+import type { SyncDto } from '../src/modules/follow/dto/sync.dto';
 import { FollowClient, randomAddress } from './support/follow-client';
 import { DATABASES, DatabaseKind, startOnFreshDatabase, TestApp } from './support/test-app';
 
@@ -24,7 +27,8 @@ describe.each(DATABASES)('history still to read, on %s', (kind: DatabaseKind) =>
   let repository: FollowRepository;
 
   beforeAll(async () => {
-    t = await startOnFreshDatabase(kind);
+    // The chain has a node in the settings but this process does not follow it: the rows say what is.
+    t = await startOnFreshDatabase(kind, { env: { RPC_URL_ETHEREUM: 'http://127.0.0.1:9', FOLLOW: 'off' } });
     db = t.app.get(Db);
     repository = new FollowRepository(db);
     const now = new Date();
@@ -89,5 +93,85 @@ describe.each(DATABASES)('history still to read, on %s', (kind: DatabaseKind) =>
       await finishBackfills();
       expect(await status(plain)).toBe('synced');
     }
+  });
+
+  it('counts the addresses whose history is still read, on /v2/sync and /metrics', async () => {
+    const api = new FollowClient(t);
+    await repository.report(CHAIN, HOLDER, {
+      head: 100n,
+      status: 'synced',
+      error: undefined,
+      at: new Date(),
+      tracked: TRACKED_START,
+    });
+    const sync = async () => (await api.get<SyncDto[]>('/v2/sync')).find((row) => row.chain === CHAIN)!;
+    const gauge = async () =>
+      /^chaintags_follower_backfill_addresses\{chain="ethereum"\} (\d+)$/m.exec(
+        (await t.http().get('/metrics').expect(200)).text,
+      )?.[1];
+    // What the test before left: an address tracked and not taken in, backfills not done.
+    const left = await db.query<{ address: string }>(sql`SELECT address FROM tracked_addresses`);
+    await db.transaction((tx) =>
+      repository.follow(
+        tx,
+        CHAIN,
+        left.map((row) => row.address),
+        undefined,
+        new Date(),
+      ),
+    );
+    await finishBackfills();
+    expect(await sync()).toMatchObject({ status: 'synced', backfill_addresses: 0 });
+
+    const first = [randomAddress(), randomAddress(), randomAddress()];
+    const second = [randomAddress(), randomAddress()];
+    await db.transaction((tx) => repository.follow(tx, CHAIN, first, PLAN, new Date()));
+    await db.transaction((tx) => repository.follow(tx, CHAIN, second, PLAN, new Date()));
+    // Followed without history to read: not counted.
+    await db.transaction((tx) => repository.follow(tx, CHAIN, [randomAddress()], undefined, new Date()));
+    expect(await sync()).toMatchObject({ status: 'syncing', backfill_addresses: 5 });
+    expect(await gauge()).toBe('5');
+    // Another chain's count is its own; a chain nobody follows still shows what is left.
+    expect((await api.get<SyncDto[]>('/v2/sync')).find((row) => row.chain === 'base')).toMatchObject({
+      status: 'off',
+      backfill_addresses: 0,
+    });
+
+    const [oldest] = await repository.backfills(CHAIN);
+    await db.transaction((tx) =>
+      repository.progress(tx, {
+        ...oldest!,
+        tokenNext: oldest!.throughBlock + 1n,
+        nativeNext: oldest!.throughBlock + 1n,
+      }),
+    );
+    expect(await sync()).toMatchObject({ status: 'syncing', backfill_addresses: 2 });
+    await finishBackfills();
+    expect(await sync()).toMatchObject({ status: 'synced', backfill_addresses: 0 });
+    expect(await gauge()).toBe('0');
+  });
+
+  it('counts the addresses of backfills recorded before the count was kept (migration 1763700000260)', async () => {
+    const migration = new BackfillAddressCount1763700000260();
+    const runner = t.app.get(DataSource).createQueryRunner();
+    try {
+      await finishBackfills();
+      await migration.down(runner);
+      const addresses = [[randomAddress(), randomAddress(), randomAddress()], [randomAddress()], []];
+      for (const list of addresses) {
+        await db.execute(
+          sql`INSERT INTO follower_backfills (chain, through_block, token_next, native_next, addresses, created_at)
+              VALUES (${CHAIN}, 100, 1, 98, ${JSON.stringify(list)}, ${new Date().toISOString()})`,
+        );
+      }
+      await migration.up(runner);
+    } finally {
+      await runner.release();
+    }
+    const counted = await db.query<{ address_count: number | string }>(
+      sql`SELECT address_count FROM follower_backfills WHERE chain = ${CHAIN} ORDER BY id`,
+    );
+    expect(counted.map((row) => Number(row.address_count))).toEqual([3, 1, 0]);
+    await finishBackfills();
   });
 });

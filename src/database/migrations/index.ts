@@ -29,6 +29,7 @@ import { ReadOnlyKeys1763700000220 } from './1763700000220-read-only-keys';
 import { KeyExpiry1763700000230 } from './1763700000230-key-expiry';
 import { TagDescriptions1763700000240 } from './1763700000240-tag-descriptions';
 import { PriceMisses1763700000250 } from './1763700000250-price-misses';
+import { BackfillAddressCount1763700000260 } from './1763700000260-backfill-address-count';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -63,4 +64,5 @@ export const MIGRATIONS = [
   KeyExpiry1763700000230,
   TagDescriptions1763700000240,
   PriceMisses1763700000250,
+  BackfillAddressCount1763700000260,
 ];

@@ -22,6 +22,8 @@ export interface FollowerState {
   indexed: bigint | undefined;
   /** When the process following the chain last recorded a turn, in ms since the epoch. */
   updatedAt: number | undefined;
+  /** How many addresses still have their earlier history read. */
+  backfillAddresses: number;
 }
 
 /** The states `chaintags_follower_status` has a series for, one of them 1. */
@@ -149,6 +151,11 @@ export class Metrics {
       'chaintags_follower_updated_timestamp_seconds',
       'When the process following the chain last recorded a turn (seconds since the epoch).',
       (state) => (state.updatedAt === undefined ? undefined : state.updatedAt / 1000),
+    );
+    chainGauge(
+      'chaintags_follower_backfill_addresses',
+      'Tracked addresses whose earlier history is still being read (backfills not done).',
+      (state) => state.backfillAddresses,
     );
     gauge(
       'chaintags_follower_status',

@@ -180,6 +180,14 @@ export class FollowRepository {
     );
   }
 
+  /** Per chain, how many addresses have backfills not done (chains without any are left out). */
+  async backfillAddresses(): Promise<Map<string, number>> {
+    const found = await this.db.query<{ chain: string; addresses: number | string }>(
+      sql`SELECT chain, SUM(address_count) AS addresses FROM follower_backfills GROUP BY chain`,
+    );
+    return new Map(found.map((row) => [row.chain, Number(row.addresses)]));
+  }
+
   async followedAddresses(chain: ChainId): Promise<string[]> {
     const found = await this.db.query<{ address: string }>(
       sql`SELECT address FROM follower_addresses WHERE chain = ${chain}`,
@@ -333,9 +341,9 @@ export class FollowRepository {
     }
     if (backfill === undefined) return;
     await tx.execute(
-      sql`INSERT INTO follower_backfills (chain, through_block, token_next, native_next, addresses, created_at)
+      sql`INSERT INTO follower_backfills (chain, through_block, token_next, native_next, addresses, address_count, created_at)
           VALUES (${chain}, ${backfill.throughBlock.toString()}, ${backfill.tokenNext.toString()},
-                  ${backfill.nativeNext.toString()}, ${JSON.stringify(addresses)}, ${at.toISOString()})`,
+                  ${backfill.nativeNext.toString()}, ${JSON.stringify(addresses)}, ${addresses.length}, ${at.toISOString()})`,
     );
   }
 

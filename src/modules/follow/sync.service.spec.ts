@@ -2,10 +2,16 @@ import { parseConfig } from '../../config/config';
 import type { FollowerRow, FollowRepository } from './follow.repository';
 import { SyncService } from './sync.service';
 
-function service(rows: FollowerRow[], pending = false, env: Record<string, string> = {}): SyncService {
+function service(
+  rows: FollowerRow[],
+  pending = false,
+  env: Record<string, string> = {},
+  backfills = new Map<string, number>(),
+): SyncService {
   const repository = {
     rows: () => Promise.resolve(rows),
     historyPending: () => Promise.resolve(pending),
+    backfillAddresses: () => Promise.resolve(backfills),
   } as unknown as FollowRepository;
   return new SyncService(parseConfig({ RPC_URL_BASE: 'http://127.0.0.1:8545', ...env }), repository);
 }
@@ -34,6 +40,7 @@ describe('SyncService', () => {
       confirmations: 30,
       error: null,
       updated_at: '2026-11-23T11:59:59.000Z',
+      backfill_addresses: 0,
     });
   });
 
@@ -45,6 +52,22 @@ describe('SyncService', () => {
       updated_at: null,
     });
     expect((await service([row({})], true).list(now)).find((a) => a.chain === 'base')!.status).toBe('syncing');
+  });
+
+  it('counts the addresses of backfills not done, and is syncing while there are some', async () => {
+    const backfills = new Map([
+      ['base', 7],
+      ['ethereum', 2],
+    ]);
+    const answers = await service([row({}), row({ chain: 'ethereum' })], false, {}, backfills).list(now);
+    expect(answers.find((a) => a.chain === 'base')).toMatchObject({ status: 'syncing', backfill_addresses: 7 });
+    expect(answers.find((a) => a.chain === 'ethereum')).toMatchObject({ status: 'off', backfill_addresses: 2 });
+    expect(answers.find((a) => a.chain === 'bitcoin')).toMatchObject({ status: 'off', backfill_addresses: 0 });
+    const failing = row({ status: 'error', error: 'down' });
+    expect((await service([failing], false, {}, backfills).list(now)).find((a) => a.chain === 'base')).toMatchObject({
+      status: 'error',
+      backfill_addresses: 7,
+    });
   });
 
   it("passes a follower's error on, and calls a follower silent for over a minute failing", async () => {

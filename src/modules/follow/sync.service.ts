@@ -47,6 +47,7 @@ export class SyncService {
               head: answer.head_block === null ? undefined : BigInt(answer.head_block),
               indexed: answer.indexed_block === null ? undefined : BigInt(answer.indexed_block),
               updatedAt: answer.updated_at === null ? undefined : Date.parse(answer.updated_at),
+              backfillAddresses: answer.backfill_addresses,
             },
           ],
     );
@@ -66,6 +67,7 @@ export class SyncService {
         confirmations: settings.confirmations,
         error: null,
         updated_at: row?.reported_at === null || row?.reported_at === undefined ? null : toIso(row.reported_at),
+        backfill_addresses: 0,
       };
       if (settings.rpcUrls.length === 0) return base;
       return { ...base, ...followedStatus(row, base.updated_at, now, silence) };
@@ -80,6 +82,12 @@ export class SyncService {
       ) {
         answer.status = 'syncing';
       }
+    }
+    // Read last: a backfill seen here exists now, so a chain that has one is syncing now.
+    const backfills = await this.repository.backfillAddresses();
+    for (const answer of answers) {
+      answer.backfill_addresses = backfills.get(answer.chain) ?? 0;
+      if (answer.status === 'synced' && answer.backfill_addresses > 0) answer.status = 'syncing';
     }
     return answers;
   }

@@ -49,4 +49,11 @@ export class SyncDto {
     description: 'When the follower last reported; null before its first report.',
   })
   updated_at!: string | null;
+
+  @ApiProperty({
+    example: 0,
+    description:
+      "Extension: how many tracked addresses still have their earlier history read (a backfill), 0 when none. An address tracked since the follower's last turn counts from the turn that takes it in; `status` is `syncing` meanwhile.",
+  })
+  backfill_addresses!: number;
 }
