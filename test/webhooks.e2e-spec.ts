@@ -5,12 +5,20 @@ import { Db } from '../src/database/db.service';
 import { sql } from '../src/database/sql';
 import { IngestService } from '../src/modules/ingest/ingest.service';
 import { Anvil, startAnvil } from './support/anvil';
-import { ndjson, transaction, transactionLine } from './support/factories';
+import { ndjson, priceLine, transaction, transactionLine } from './support/factories';
+import { deployTestToken, mint } from './support/test-token';
 import { eventually, FollowClient, randomAddress, TransactionRow } from './support/follow-client';
 import { DATABASES, DatabaseKind, freshDatabase, newKey, startTestApp, TestApp } from './support/test-app';
 import { untilWaitingForLock, whileRowsLocked } from './support/row-locks';
 import { startServerProcess } from './support/server-process';
-import { DeliveryAnswer, hook, WebhookAnswer, WebhookClient, WebhookReceiver } from './support/webhook-receiver';
+import {
+  DeliveryAnswer,
+  expectAnnouncedOnce,
+  hook,
+  WebhookAnswer,
+  WebhookClient,
+  WebhookReceiver,
+} from './support/webhook-receiver';
 
 /**
  * Webhooks (contract §14) against a real node (anvil) and a receiver in the test that verifies
@@ -95,6 +103,7 @@ describe.each(DATABASES)('webhooks on %s', (kind: DatabaseKind) => {
         chains: ['ethereum', 'base'],
         events: ['transaction.confirmed', 'transaction.removed'],
         description: 'first',
+        min_value_usd: null,
         status: 'active',
       });
       expect(created.id).toMatch(/^wh_[A-Za-z0-9_-]{16}$/);
@@ -148,6 +157,16 @@ describe.each(DATABASES)('webhooks on %s', (kind: DatabaseKind) => {
       expect((await alice.get(created.id)).description).toBe(foxes);
       expect((await alice.patch(created.id, { description: '' })).description).toBeNull();
       expect((await alice.patch(created.id, { description: 'first' })).description).toBe('first');
+      // A minimum value is a number of USD from 0 to 10^12, or null.
+      for (const minimum of [-1, '100', 1e13, true, [5], { usd: 5 }]) {
+        await bad({ url: 'http://127.0.0.1:9/', tags: ['route_tags'], min_value_usd: minimum }, 400, 'INVALID_BODY');
+      }
+      expect((await alice.patch(created.id, { min_value_usd: 2500.75 })).min_value_usd).toBe(2500.75);
+      expect((await alice.patch(created.id, { min_value_usd: 1e-7 })).min_value_usd).toBe(1e-7);
+      expect((await alice.patch(created.id, { min_value_usd: 1e12 })).min_value_usd).toBe(1e12);
+      expect((await alice.patch(created.id, { min_value_usd: 'lots' }, 400)).code).toBe('INVALID_BODY');
+      expect((await alice.get(created.id)).min_value_usd).toBe(1e12);
+      expect((await alice.patch(created.id, { min_value_usd: null })).min_value_usd).toBeNull();
       await bad({ url: 'http://127.0.0.1:9/', tags: ['Bad Tag'] }, 400, 'INVALID_TAG');
       await bad({ url: 'http://127.0.0.1:9/', tags: ['never_made'] }, 404, 'TAG_NOT_FOUND');
       // Bob's account has no tag route_tags: tags are the account's own.
@@ -432,6 +451,40 @@ describe.each(DATABASES)('webhooks on %s', (kind: DatabaseKind) => {
       void bobHook;
       void untaggedHook;
       void coldHook;
+    });
+
+    it('announces to a webhook with min_value_usd only transfers worth that much at the newest price', async () => {
+      const whale = randomAddress();
+      await api.tag('whale_watch', [whale]);
+      const token = await deployTestToken(anvil, { name: 'Unpriced', symbol: 'UNP', decimals: 6 });
+      await api.synced(anvil);
+      const at = new Date(Date.now() - 60_000).toISOString();
+      expect((await t.app.get(IngestService).import([ndjson([priceLine('ethereum', 2000, at)])])).committed).toBe(true);
+      const large = await hook(alice, receiver, '/minimum/large', { tags: ['whale_watch'], min_value_usd: 4000 });
+      const any = await hook(alice, receiver, '/minimum/any', { tags: ['whale_watch'] });
+      const zero = await hook(alice, receiver, '/minimum/zero', { tags: ['whale_watch'], min_value_usd: 0 });
+      expect(large.min_value_usd).toBe(4000);
+
+      const small = await pay(1, whale, 1n); // 2,000 USD
+      const exact = await pay(1, whale, 2n); // 4,000 USD: at least the minimum
+      const unpriced = (await mint(anvil, { token, to: whale, amount: 10n ** 15n })).transactionHash;
+      await api.synced(anvil);
+      const shown = new Map((await api.transactions(whale)).map((row) => [row.tx_hash, row]));
+      expect(shown.size).toBe(3);
+      const announced = (webhook: WebhookAnswer, path: string, hashes: string[]) =>
+        expectAnnouncedOnce(
+          alice,
+          receiver,
+          { id: webhook.id, path },
+          hashes.map((hash) => ({ transaction: shown.get(hash)!, tags: ['whale_watch'] })),
+        );
+      await announced(any, '/minimum/any', [small, exact, unpriced]);
+      await announced(zero, '/minimum/zero', [small, exact, unpriced]);
+      await announced(large, '/minimum/large', [exact]);
+      // An account has at most 20 webhooks: the tests after this one make theirs.
+      for (const webhook of [large, any, zero]) {
+        await t.http().delete(`/v2/webhooks/${webhook.id}`).set('X-API-Key', keys.alice).expect(204);
+      }
     });
 
     it('does not announce history found by a backfill', async () => {

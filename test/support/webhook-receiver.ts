@@ -147,6 +147,7 @@ export interface WebhookAnswer {
   chains: string[] | null;
   events: string[];
   description: string | null;
+  min_value_usd: number | null;
   status: string;
   created_at: string;
   updated_at: string;

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { parseDecimal, totalUsd } from './valuation';
+import { parseDecimal, totalUsd, worthAtLeast } from './valuation';
 
 describe('parseDecimal', () => {
   it('keeps every digit as an integer and a scale', () => {
@@ -58,6 +58,45 @@ describe('totalUsd', () => {
           }));
           const expected = amounts.reduce((sum, { whole, cents }) => sum + whole * 100n + BigInt(cents), 0n);
           expect(totalUsd(positions)).toBe(Number(expected) / 100);
+        },
+      ),
+    );
+  });
+});
+
+describe('worthAtLeast', () => {
+  it.each([
+    // 1 ETH at 3000.5 USD
+    ['1000000000000000000', 18, '3000.5', '3000.5', true],
+    ['1000000000000000000', 18, '3000.5', '3000.51', false],
+    // 0.01 ETH at 3000 USD: 30 USD
+    ['10000000000000000', 18, '3000', '30', true],
+    ['9999999999999999', 18, '3000', '30', false],
+    // 100 USDT (6 decimals) at 0.999
+    ['100000000', 6, '0.999', '99.9', true],
+    ['100000000', 6, '0.999', '99.91', false],
+    // no price: worth 0
+    ['5000000', 6, undefined, '0', true],
+    ['5000000', 6, undefined, '0.01', false],
+    ['0', 18, '3000', '0', true],
+  ])('%s (%d decimals) at %s against %s: %s', (amount, decimals, usd, minimum, expected) => {
+    expect(worthAtLeast(amount, decimals, usd, minimum)).toBe(expected);
+  });
+
+  it('agrees with the value totalUsd rounds to cents, away from the cent boundary', () => {
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: 0n, max: 10n ** 30n }),
+        fc.integer({ min: 0, max: 24 }),
+        fc.integer({ min: 1, max: 10_000_000 }),
+        fc.integer({ min: 0, max: 1_000_000_000 }),
+        (amount, decimals, priceCents, minimumCents) => {
+          const usd = (priceCents / 100).toFixed(2);
+          const minimum = (minimumCents / 100).toFixed(2);
+          const total = totalUsd([{ balance: amount.toString(), decimals, usd }]);
+          // totalUsd rounds to cents: only a total a cent or more away from the minimum decides.
+          fc.pre(Math.abs(total - minimumCents / 100) >= 0.01);
+          expect(worthAtLeast(amount.toString(), decimals, usd, minimum)).toBe(total >= minimumCents / 100);
         },
       ),
     );

@@ -42,3 +42,16 @@ export function totalUsd(positions: readonly Position[]): number {
 function roundHalfUp(numerator: bigint, denominator: bigint): bigint {
   return (numerator * 2n + denominator) / (denominator * 2n);
 }
+
+/**
+ * Whether `amount` (in the token's smallest unit) at `usd` a whole token is worth at least
+ * `minimum` USD, exactly: amount × price ≥ minimum × 10^decimals. An amount without a price
+ * (`usd` undefined) is worth 0.
+ */
+export function worthAtLeast(amount: string, decimals: number, usd: string | undefined, minimum: string): boolean {
+  const floor = parseDecimal(minimum);
+  if (usd === undefined) return floor.units === 0n;
+  const price = parseDecimal(usd);
+  const worth = BigInt(amount) * price.units * 10n ** BigInt(floor.scale);
+  return worth >= floor.units * 10n ** BigInt(decimals + price.scale);
+}

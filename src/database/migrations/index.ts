@@ -30,6 +30,7 @@ import { KeyExpiry1763700000230 } from './1763700000230-key-expiry';
 import { TagDescriptions1763700000240 } from './1763700000240-tag-descriptions';
 import { PriceMisses1763700000250 } from './1763700000250-price-misses';
 import { BackfillAddressCount1763700000260 } from './1763700000260-backfill-address-count';
+import { WebhookMinimumValue1763700000270 } from './1763700000270-webhook-minimum-value';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -65,4 +66,5 @@ export const MIGRATIONS = [
   TagDescriptions1763700000240,
   PriceMisses1763700000250,
   BackfillAddressCount1763700000260,
+  WebhookMinimumValue1763700000270,
 ];

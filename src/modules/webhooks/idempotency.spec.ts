@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { ApiError } from '../../core/errors';
 import { parseWebhookInput } from './dto/webhook-input';
@@ -14,6 +15,7 @@ const body = fc.record(
     chains,
     events: fc.subarray([...SUBSCRIBABLE_EVENTS], { minLength: 1 }),
     description: fc.option(fc.string({ maxLength: 20 }), { nil: null }),
+    min_value_usd: fc.option(fc.double({ min: 0, max: 1e12, noNaN: true }), { nil: null }),
   },
   { requiredKeys: ['url', 'tags'] },
 );
@@ -35,6 +37,7 @@ describe('requestFingerprint', () => {
         if (fields.chains !== undefined) respelled.chains = shuffle([...fields.chains, fields.chains[0]!]);
         respelled.events = shuffle(fields.events ?? SUBSCRIBABLE_EVENTS);
         if (fields.description === undefined) respelled.description = null;
+        if (fields.min_value_usd === undefined) respelled.min_value_usd = null;
         expect(fingerprintOf(respelled)).toBe(fingerprintOf(fields));
       }),
     );
@@ -55,6 +58,7 @@ describe('requestFingerprint', () => {
         events: (fields.events as string[] | undefined)?.length === 1 ? undefined : ['transaction.removed'],
       }),
       (fields) => ({ ...fields, description: `${(fields.description as string | null | undefined) ?? ''}!` }),
+      (fields) => ({ ...fields, min_value_usd: typeof fields.min_value_usd === 'number' ? null : 1000 }),
     ];
     fc.assert(
       fc.property(body, fc.nat({ max: changes.length - 1 }), (fields, which) => {
@@ -63,6 +67,19 @@ describe('requestFingerprint', () => {
       }),
     );
   });
+});
+
+it('keeps the fingerprint of a creation without min_value_usd as it was before the field existed', () => {
+  // What was stored for a creation made before the field (its canonical fields, as they were
+  // then): a retry of it after the upgrade is still the same request.
+  const before = (fields: object) => createHash('sha256').update(JSON.stringify(fields)).digest('hex');
+  const events = [...SUBSCRIBABLE_EVENTS];
+  expect(fingerprintOf({ url: 'https://hooks.example.com/a', tags: ['watched'], min_value_usd: null })).toBe(
+    before({ url: 'https://hooks.example.com/a', tags: ['watched'], chains: null, events, description: null }),
+  );
+  expect(fingerprintOf({ url: 'https://hooks.example.com/a', tags: ['watched'], min_value_usd: 5 })).not.toBe(
+    before({ url: 'https://hooks.example.com/a', tags: ['watched'], chains: null, events, description: null }),
+  );
 });
 
 describe('idempotencyKey', () => {

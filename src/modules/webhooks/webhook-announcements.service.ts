@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { TransactionInput } from '../../core/records/record-input';
+import { worthAtLeast } from '../../core/money/valuation';
 import { binaryOrder } from '../../core/text/binary-order';
 import type { Sql } from '../../database/db.service';
 import type { TransactionDto } from '../transactions/dto/transaction.dto';
@@ -48,10 +49,13 @@ export class WebhookAnnouncements {
 
     // webhook → address → the webhook's tags the address carries; webhooks listening on this chain for this event only.
     const tagsByWebhook = new Map<string, Map<string, Set<string>>>();
+    // webhook → the least a transfer must be worth in USD, for those that set one.
+    const minimums = new Map<string, string>();
     for (const listener of listeners) {
       const chains = listener.chains === null ? null : (JSON.parse(listener.chains) as string[]);
       if (chains !== null && !chains.includes(chain)) continue;
       if (!(JSON.parse(listener.events) as string[]).includes(CONFIRMED)) continue;
+      if (listener.min_value_usd !== null) minimums.set(listener.webhook_id, String(listener.min_value_usd));
       let byAddress = tagsByWebhook.get(listener.webhook_id);
       if (byAddress === undefined) tagsByWebhook.set(listener.webhook_id, (byAddress = new Map<string, Set<string>>()));
       let tags = byAddress.get(listener.address);
@@ -80,11 +84,21 @@ export class WebhookAnnouncements {
         row,
       ]),
     );
+    const worth = await this.worthAtLeast(
+      tx,
+      chain,
+      matches.flatMap((match) => {
+        const transaction = shown.get(match.transferId);
+        return transaction === undefined || !minimums.has(match.webhookId) ? [] : [transaction];
+      }),
+    );
     const at = new Date().toISOString();
     const events: NewEvent[] = [];
     for (const match of matches) {
       const transaction = shown.get(match.transferId);
       if (transaction === undefined) continue;
+      const minimum = minimums.get(match.webhookId);
+      if (minimum !== undefined && !worth(transaction, minimum)) continue;
       const body: TransactionEventBody = { type: CONFIRMED, timestamp: at, data: { transaction, tags: match.tags } };
       events.push({
         id: newEventId(),
@@ -98,6 +112,30 @@ export class WebhookAnnouncements {
       });
     }
     await this.repository.insertEvents(tx, events);
+  }
+
+  /**
+   * Tells whether a transfer among `transfers` is worth at least a minimum in USD, at its token's
+   * newest price as this transaction sees it (a token without a price, or not known, is worth 0).
+   * The tokens are read once, and only when some webhook set a minimum.
+   */
+  private async worthAtLeast(
+    tx: Sql,
+    chain: string,
+    transfers: readonly TransactionDto[],
+  ): Promise<(transfer: TransactionDto, minimum: string) => boolean> {
+    const valuations =
+      transfers.length === 0
+        ? new Map<string, { decimals: number; usd: string | undefined }>()
+        : await this.repository.valuations(
+            tx,
+            chain,
+            transfers.map((transfer) => transfer.token_address),
+          );
+    return (transfer, minimum) => {
+      const token = valuations.get(transfer.token_address);
+      return worthAtLeast(transfer.value, token?.decimals ?? 0, token?.usd, minimum);
+    };
   }
 
   /** `transaction.removed` for every announced transfer of `chain` above `ancestor`, written in `tx`. */

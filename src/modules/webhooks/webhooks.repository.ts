@@ -11,6 +11,7 @@ export interface WebhookRow {
   chains: string | null;
   events: string;
   description: string | null;
+  min_value_usd: string | number | null;
   status: string;
   created_at: Date | string;
   updated_at: Date | string;
@@ -24,6 +25,7 @@ export interface NewWebhook {
   chains: string[] | null;
   events: string[];
   description: string | null;
+  minValueUsd: string | null;
   tags: string[];
   at: string;
   /** The creation's Idempotency-Key and its request's fingerprint (src/modules/webhooks/idempotency.ts), if it had one. */
@@ -42,6 +44,7 @@ export interface WebhookChanges {
   chains?: string[] | null;
   events?: string[];
   description?: string | null;
+  min_value_usd?: string | null;
   status?: string;
   tags?: string[];
 }
@@ -75,6 +78,7 @@ export interface Listener {
   webhook_id: string;
   chains: string | null;
   events: string;
+  min_value_usd: string | number | null;
   tag: string;
   address: string;
 }
@@ -114,7 +118,7 @@ export interface RecordedAttempt {
   retryInSeconds?: number;
 }
 
-const WEBHOOK_COLUMNS = sql`id, account_id, url, chains, events, description, status, created_at, updated_at`;
+const WEBHOOK_COLUMNS = sql`id, account_id, url, chains, events, description, min_value_usd, status, created_at, updated_at`;
 
 @Injectable()
 export class WebhooksRepository {
@@ -135,11 +139,11 @@ export class WebhooksRepository {
 
   async insert(tx: Sql, webhook: NewWebhook): Promise<void> {
     await tx.execute(
-      sql`INSERT INTO webhooks (id, account_id, url, secret, chains, events, description, status, created_at, updated_at,
-                                idempotency_key, request_fingerprint)
+      sql`INSERT INTO webhooks (id, account_id, url, secret, chains, events, description, min_value_usd, status, created_at,
+                                updated_at, idempotency_key, request_fingerprint)
           VALUES (${webhook.id}, ${webhook.accountId}, ${webhook.url}, ${webhook.secret},
                   ${webhook.chains === null ? null : JSON.stringify(webhook.chains)}, ${JSON.stringify(webhook.events)},
-                  ${webhook.description}, 'active', ${webhook.at}, ${webhook.at},
+                  ${webhook.description}, ${webhook.minValueUsd}, 'active', ${webhook.at}, ${webhook.at},
                   ${webhook.idempotency?.key ?? null}, ${webhook.idempotency?.fingerprint ?? null})`,
     );
     await this.replaceTags(tx, webhook.id, webhook.tags);
@@ -230,6 +234,7 @@ export class WebhooksRepository {
         sets.push(sql`chains = ${changes.chains === null ? null : JSON.stringify(changes.chains)}`);
       if (changes.events !== undefined) sets.push(sql`events = ${JSON.stringify(changes.events)}`);
       if (changes.description !== undefined) sets.push(sql`description = ${changes.description}`);
+      if (changes.min_value_usd !== undefined) sets.push(sql`min_value_usd = ${changes.min_value_usd}`);
       if (changes.status !== undefined) sets.push(sql`status = ${changes.status}`);
       const changed = await tx.execute(
         sql`UPDATE webhooks SET ${join(sets)} WHERE id = ${id} AND account_id = ${accountId}`,
@@ -367,14 +372,14 @@ export class WebhooksRepository {
     for (const batch of chunks(addresses)) {
       found.push(
         ...(await tx.query<Listener>(
-          sql`SELECT w.id AS webhook_id, w.chains, w.events, t.name AS tag, a.address
+          sql`SELECT w.id AS webhook_id, w.chains, w.events, w.min_value_usd, t.name AS tag, a.address
               FROM webhooks w
               JOIN webhook_tags wt ON wt.webhook_id = w.id
               JOIN tags t ON t.account_id = w.account_id AND t.name = wt.tag
               JOIN address_tags a ON a.tag_id = t.id
               WHERE w.status = 'active' AND a.address IN (${list(batch)})
               UNION ALL
-              SELECT w.id AS webhook_id, w.chains, w.events, wt.tag, ta.address
+              SELECT w.id AS webhook_id, w.chains, w.events, w.min_value_usd, wt.tag, ta.address
               FROM webhooks w
               JOIN webhook_tags wt ON wt.webhook_id = w.id AND wt.tag = '0'
               JOIN tracked_addresses ta ON ta.account_id = w.account_id
@@ -382,6 +387,29 @@ export class WebhooksRepository {
                 AND NOT EXISTS (SELECT 1 FROM address_tags x WHERE x.account_id = ta.account_id AND x.address = ta.address)`,
         )),
       );
+    }
+    return found;
+  }
+
+  /**
+   * The decimals and newest USD price (undefined without one) of the tokens at `tokenAddresses`
+   * on `chain`, by token address: what a webhook's `min_value_usd` is compared with.
+   */
+  async valuations(
+    tx: Sql,
+    chain: string,
+    tokenAddresses: readonly string[],
+  ): Promise<Map<string, { decimals: number; usd: string | undefined }>> {
+    const found = new Map<string, { decimals: number; usd: string | undefined }>();
+    for (const batch of chunks([...new Set(tokenAddresses)])) {
+      const priced = await tx.query<{ address: string; decimals: number | string; usd: string | number | null }>(
+        sql`SELECT d.address, d.decimals,
+                   (SELECT p.usd FROM prices p WHERE p.token_id = d.token_id ORDER BY p.at DESC LIMIT 1) AS usd
+            FROM token_deployments d WHERE d.chain = ${chain} AND d.address IN (${list(batch)})`,
+      );
+      for (const row of priced) {
+        found.set(row.address, { decimals: Number(row.decimals), usd: row.usd === null ? undefined : String(row.usd) });
+      }
     }
     return found;
   }

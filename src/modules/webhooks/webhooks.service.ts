@@ -79,6 +79,7 @@ export class WebhooksService {
         chains: input.chains ?? null,
         events: input.events ?? SUBSCRIBABLE_EVENTS,
         description: input.description ?? null,
+        minValueUsd: input.min_value_usd ?? null,
         tags: input.tags!,
         at,
         idempotency: idempotency === undefined ? null : { key: idempotency, fingerprint },

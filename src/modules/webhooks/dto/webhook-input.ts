@@ -5,6 +5,7 @@ import { isValidTag, TAG_RULE } from '../../../core/tags/tag-rules';
 import { DESCRIPTION_RULE, parseDescription } from '../../../core/text/description';
 import { SUBSCRIBABLE_EVENTS } from '../webhook-events';
 import { urlSyntaxProblem } from '../webhook-url';
+import { plainDecimal } from '../../../core/money/plain-decimal';
 
 export const MAX_WEBHOOK_TAGS = 50;
 
@@ -15,10 +16,16 @@ export interface WebhookInput {
   chains?: string[] | null;
   events?: string[];
   description?: string | null;
+  /** A plain decimal (plainDecimal), or null for every transfer. */
+  min_value_usd?: string | null;
   status?: 'active' | 'paused';
 }
 
-const CREATE_FIELDS = ['url', 'tags', 'chains', 'events', 'description'];
+/** The largest `min_value_usd`: no transfer is worth more (prices stop at 10^12 USD a token as well). */
+export const MAX_MIN_VALUE_USD = 1e12;
+export const MIN_VALUE_USD_RULE = 'min_value_usd must be null or a number of USD from 0 to 1000000000000';
+
+const CREATE_FIELDS = ['url', 'tags', 'chains', 'events', 'description', 'min_value_usd'];
 const UPDATE_FIELDS = [...CREATE_FIELDS, 'status'];
 
 /**
@@ -91,6 +98,14 @@ export function parseWebhookInput(body: unknown, mode: 'create' | 'update'): Web
     const description = parseDescription(fields.description);
     if (description === undefined) problems.push({ field: 'description', message: DESCRIPTION_RULE });
     else input.description = description;
+  }
+
+  if (fields.min_value_usd !== undefined) {
+    const minimum = fields.min_value_usd;
+    if (minimum === null) input.min_value_usd = null;
+    else if (typeof minimum !== 'number' || !(minimum >= 0 && minimum <= MAX_MIN_VALUE_USD)) {
+      problems.push({ field: 'min_value_usd', message: MIN_VALUE_USD_RULE });
+    } else input.min_value_usd = plainDecimal(minimum);
   }
 
   if (fields.status !== undefined && mode === 'update') {

@@ -8,6 +8,7 @@ import { OneOf } from '../../../http/validation/query-params';
 import { PageQueryDto } from '../../../http/validation/query.dto';
 import type { DeliveryRow, WebhookRow } from '../webhooks.repository';
 import { MAX_REDELIVERIES_NAMED } from './redelivery-input';
+import { MAX_MIN_VALUE_USD } from './webhook-input';
 
 export const WEBHOOK_STATUSES = ['active', 'paused', 'disabled'] as const;
 export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
@@ -39,6 +40,15 @@ export class WebhookDto {
 
   @ApiProperty({ type: String, nullable: true, example: 'hot wallet alerts' })
   description!: string | null;
+
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: 10000,
+    description:
+      "Extension: only transfers worth at least this many USD (at the token's newest price when the follower records them; a token without a price is worth 0) are announced; null: every transfer.",
+  })
+  min_value_usd!: number | null;
 
   @ApiProperty({
     enum: WEBHOOK_STATUSES,
@@ -130,6 +140,17 @@ const DESCRIPTION_FIELD = {
   description: `What the webhook is for, up to ${MAX_DESCRIPTION_LENGTH} characters without control characters; null or "" for none.`,
 };
 
+/** A webhook's minimum value in a create or update body (parseWebhookInput). */
+const MIN_VALUE_FIELD = {
+  type: Number,
+  nullable: true,
+  minimum: 0,
+  maximum: MAX_MIN_VALUE_USD,
+  example: 10000,
+  description:
+    "Extension: announce only transfers worth at least this many USD, at the token's newest price when the follower records them (a token without a price is worth 0); absent or null: every transfer.",
+};
+
 export class CreateWebhookDto {
   @ApiProperty({
     example: 'https://hooks.example.com/chaintags',
@@ -165,6 +186,9 @@ export class CreateWebhookDto {
 
   @ApiPropertyOptional(DESCRIPTION_FIELD)
   description?: string | null;
+
+  @ApiPropertyOptional(MIN_VALUE_FIELD)
+  min_value_usd?: number | null;
 }
 
 export class UpdateWebhookDto {
@@ -183,6 +207,9 @@ export class UpdateWebhookDto {
   @ApiPropertyOptional(DESCRIPTION_FIELD)
   description?: string | null;
 
+  @ApiPropertyOptional(MIN_VALUE_FIELD)
+  min_value_usd?: number | null;
+
   @ApiPropertyOptional({
     enum: ['active', 'paused'],
     description: '`paused` stops deliveries; `active` resumes them, also after chaintags disabled the webhook.',
@@ -198,6 +225,7 @@ export function toWebhook(row: WebhookRow, tags: readonly string[]): WebhookDto 
     chains: row.chains === null ? null : (JSON.parse(row.chains) as string[]),
     events: JSON.parse(row.events) as string[],
     description: row.description,
+    min_value_usd: row.min_value_usd === null ? null : Number(row.min_value_usd),
     status: row.status as WebhookStatus,
     created_at: toIso(row.created_at),
     updated_at: toIso(row.updated_at),
