@@ -67,6 +67,13 @@ function pollWhere(prices: PricesService, matches: (report: PollReport) => boole
   });
 }
 
+/** `chaintags_price_polled_timestamp_seconds` on the app's `/metrics`, or undefined without a sample. */
+async function polledAt(t: TestApp): Promise<number | undefined> {
+  const text = (await t.http().get('/metrics').expect(200)).text;
+  const sample = /^chaintags_price_polled_timestamp_seconds (\S+)$/m.exec(text)?.[1];
+  return sample === undefined ? undefined : Number(sample);
+}
+
 /** Log lines collected from a test app, parsed. */
 class Logs {
   readonly lines: LogLine[] = [];
@@ -399,6 +406,9 @@ describe.each(DATABASES)('price poller on %s', (kind) => {
     try {
       const prices = t.app.get(PricesService);
       await pollWhere(prices, (report) => report.role === 'holder' && report.failure === undefined);
+      // When the source last answered, for an alert on prices gone stale.
+      const answeredAt = await polledAt(t);
+      expect(Math.abs(answeredAt! * 1000 - Date.now())).toBeLessThan(10_000);
       const from = stub.requests.length;
       stub.misbehave(...Array.from({ length: 4 }, () => ({ kind: 'status' as const, status: 500 })));
       let failed = 0;
@@ -443,6 +453,8 @@ describe.each(DATABASES)('price poller on %s', (kind) => {
       const prices = t.app.get(PricesService);
       const reports = await nextPolls(prices, 3);
       expect(reports.map((report) => report.failure?.kind)).toEqual(['unreachable', 'unreachable', 'unreachable']);
+      // No answer yet: 0 on /metrics, which an alert on stale prices takes as long ago.
+      expect(await polledAt(t)).toBe(0);
       const warnings = logs.ofPrices('warn');
       expect(warnings).toHaveLength(1);
       expect(warnings[0]!.msg).toMatch(

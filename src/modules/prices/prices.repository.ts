@@ -56,6 +56,14 @@ export class PricesRepository {
     });
   }
 
+  /** When a poll last got an answer from the source and stored it (ms since the epoch), if ever. */
+  async polledAt(): Promise<number | undefined> {
+    const [row] = await this.db.query<{ polled_at: Date | string | null }>(
+      sql`SELECT polled_at FROM price_poller WHERE id = 1`,
+    );
+    return row?.polled_at === null || row?.polled_at === undefined ? undefined : Date.parse(toIso(row.polled_at));
+  }
+
   /** Takes the lease when it is free or lapsed, or extends it when `holder` has it already. */
   async claim(holder: string, now: Date, until: Date): Promise<boolean> {
     const changed = await this.db.execute(

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import { Gauge } from 'prom-client';
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { APP_CONFIG, AppConfig, PriceSourceConfig } from '../../config/config';
@@ -103,6 +104,17 @@ export class PricesService implements OnApplicationBootstrap, OnModuleDestroy {
   ) {
     this.source = config.prices;
     this.counters.enabled = this.source.refreshMs > 0;
+    if (metrics !== undefined) {
+      const polledAt = () => repository.polledAt();
+      new Gauge({
+        name: 'chaintags_price_polled_timestamp_seconds',
+        help: 'When a process last got an answer from the price source (seconds since the epoch; 0 before the first), from the database: every process shows the same.',
+        registers: [metrics.registry],
+        async collect(this: Gauge) {
+          this.set(((await polledAt()) ?? 0) / 1000);
+        },
+      });
+    }
     if (!this.counters.enabled) return;
     this.worker = new LeasedWorker({
       lease: {
@@ -199,10 +211,12 @@ export class PricesService implements OnApplicationBootstrap, OnModuleDestroy {
         break;
       }
     }
-    const result =
-      quotes.length > 0 || unknown.length > 0
-        ? await this.repository.store(this.holder, quotes, unknown, new Date())
-        : { held: true, stored: 0, unchanged: 0 };
+    // Whatever the source answered is stored, and the time with it (price_poller.polled_at): an
+    // answer of nothing but absurd values counts, a poll that asked nothing or failed at once does not.
+    const answered = quotes.length > 0 || unknown.length > 0 || (sent > 0 && failure === undefined);
+    const result = answered
+      ? await this.repository.store(this.holder, quotes, unknown, new Date())
+      : { held: true, stored: 0, unchanged: 0 };
     this.counters.storedPrices += result.stored;
     this.counters.rejectedValues += rejected.length;
     this.noteTokens(quotes, rejected, unknown);
