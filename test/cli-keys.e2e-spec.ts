@@ -10,6 +10,8 @@ import Database from 'better-sqlite3';
 import { Client } from 'pg';
 import { MIGRATIONS } from '../src/database/migrations';
 import { AccountsService } from '../src/modules/accounts/accounts.service';
+import { Db } from '../src/database/db.service';
+import { sql } from '../src/database/sql';
 import { DATABASES, emptyDatabase, startTestApp, TestApp } from './support/test-app';
 
 describe.each(DATABASES)('keys CLI on %s', (kind) => {
@@ -36,6 +38,51 @@ describe.each(DATABASES)('keys CLI on %s', (kind) => {
     await drop();
   });
 
+  /** The key's `last_used_at` once it is at or after `since` (ms), waited for: it is stamped beside the request. */
+  async function usedSince(key: string, since: number): Promise<number> {
+    const accounts = t.app.get(AccountsService);
+    for (let wait = 0; wait < 100; wait += 1) {
+      const stamped = (await accounts.listKeys()).find((row) => key.startsWith(row.prefix))!.last_used_at;
+      if (stamped !== null && Date.parse(stamped) >= since) return Date.parse(stamped);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`the key was not stamped as used since ${new Date(since).toISOString()}`);
+  }
+
+  it('shows when a key was last used, stamped at most once an hour', async () => {
+    const accounts = t.app.get(AccountsService);
+    const db = t.app.get(Db);
+    const key = await accounts.createKey('gina');
+    const prefix = key.slice(0, 12);
+    const lastUsed = async () => (await accounts.listKeys()).find((row) => row.prefix === prefix)!.last_used_at;
+    expect(await lastUsed()).toBeNull();
+
+    const before = Date.now();
+    await Promise.all(Array.from({ length: 5 }, () => t.http().get('/v2/chains').set('X-API-Key', key).expect(200)));
+    const first = await usedSince(key, before - 1_000);
+    expect(first).toBeLessThanOrEqual(Date.now());
+
+    // Stamped 30 minutes ago: a request now leaves it.
+    const halfHour = new Date(Date.now() - 1_800_000).toISOString();
+    await db.execute(sql`UPDATE api_keys SET last_used_at = ${halfHour} WHERE prefix = ${prefix}`);
+    await t.http().get('/v2/tags').set('X-API-Key', key).expect(200);
+    await t.app.get(AccountsService).beforeApplicationShutdown();
+    expect(await lastUsed()).toBe(halfHour);
+
+    // Two hours ago: stamped again.
+    await db.execute(
+      sql`UPDATE api_keys SET last_used_at = ${new Date(Date.now() - 7_200_000).toISOString()} WHERE prefix = ${prefix}`,
+    );
+    const again = Date.now();
+    await t.http().get('/v2/tags').set('X-API-Key', key).expect(200);
+    expect(await usedSince(key, again - 1_000)).toBeGreaterThanOrEqual(again - 1_000);
+    // A refused request stamps nothing.
+    await accounts.revokeKey(prefix);
+    const stamped = await lastUsed();
+    await t.http().get('/v2/tags').set('X-API-Key', key).expect(401);
+    expect(await lastUsed()).toBe(stamped);
+  });
+
   it('prints only the new key, which the server accepts', async () => {
     expect(firstKey).toMatch(/^ctk_[A-Za-z0-9_-]{43}\n$/);
     await t.http().get('/v2/chains').set('X-API-Key', firstKey.trim()).expect(200);
@@ -45,12 +92,21 @@ describe.each(DATABASES)('keys CLI on %s', (kind) => {
     const created = await runCli(url, ['keys', 'create', 'erin']);
     const key = created.stdout.trim();
     await t.http().get('/v2/chains').set('X-API-Key', key).expect(200);
+    await usedSince(key, 0);
 
     const listed = await runCli(url, ['keys', 'list']);
     expect(listed.code).toBe(0);
     expect(listed.stdout).not.toContain(key);
     const line = listed.stdout.split('\n').find((row) => row.startsWith(key.slice(0, 12)));
-    expect(line?.split('\t')).toEqual([key.slice(0, 12), 'erin', expect.stringMatching(/Z$/), '-', 'full', '-']);
+    expect(line?.split('\t')).toEqual([
+      key.slice(0, 12),
+      'erin',
+      expect.stringMatching(/Z$/),
+      '-',
+      'full',
+      '-',
+      expect.stringMatching(/Z$/),
+    ]);
 
     const revoked = await runCli(url, ['keys', 'revoke', key.slice(0, 12)]);
     expect(revoked).toMatchObject({ code: 0, stdout: '' });

@@ -62,7 +62,8 @@ describe.each(DATABASES)('CLI output to a slow reader on %s', (kind) => {
       expected = (await accounts.listKeys())
         .map(
           (key) =>
-            `${key.prefix}\t${key.account}\t${key.created_at}\t${key.revoked_at ?? '-'}\t${key.access}\t${key.expires_at ?? '-'}\n`,
+            `${key.prefix}\t${key.account}\t${key.created_at}\t${key.revoked_at ?? '-'}\t${key.access}\t` +
+            `${key.expires_at ?? '-'}\t${key.last_used_at ?? '-'}\n`,
         )
         .join('');
     }, 60_000);

@@ -31,6 +31,7 @@ import { TagDescriptions1763700000240 } from './1763700000240-tag-descriptions';
 import { PriceMisses1763700000250 } from './1763700000250-price-misses';
 import { BackfillAddressCount1763700000260 } from './1763700000260-backfill-address-count';
 import { WebhookMinimumValue1763700000270 } from './1763700000270-webhook-minimum-value';
+import { KeyLastUsed1763700000280 } from './1763700000280-key-last-used';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -67,4 +68,5 @@ export const MIGRATIONS = [
   PriceMisses1763700000250,
   BackfillAddressCount1763700000260,
   WebhookMinimumValue1763700000270,
+  KeyLastUsed1763700000280,
 ];

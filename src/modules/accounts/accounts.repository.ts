@@ -14,6 +14,8 @@ export interface KeyListing {
   revoked_at: string | null;
   access: KeyAccess;
   expires_at: string | null;
+  /** When the key last authenticated a request, to the hour; null: not since migration 280. */
+  last_used_at: string | null;
 }
 
 interface KeyRow {
@@ -23,6 +25,13 @@ interface KeyRow {
   revoked_at: Date | string | null;
   access: KeyAccess;
   expires_at: Date | string | null;
+  last_used_at: Date | string | null;
+}
+
+/** An active key's owner, and when the key was last stamped as used (ms; null: never). */
+export interface ActiveKey {
+  owner: KeyOwner;
+  lastUsedMs: number | null;
 }
 
 @Injectable()
@@ -30,26 +39,38 @@ export class AccountsRepository {
   constructor(private readonly db: Db) {}
 
   /** The owner of the key with that hash, unless it is revoked or expired at `now`. */
-  async findActiveKey(keyHash: string, now: string): Promise<KeyOwner | undefined> {
+  async findActiveKey(keyHash: string, now: string): Promise<ActiveKey | undefined> {
     const rows = await this.db.query<{
       id: number | string;
       account_id: number | string;
       prefix: string;
       access: KeyAccess;
+      last_used_at: Date | string | null;
     }>(
       prepared(
-        sql`SELECT id, account_id, prefix, access FROM api_keys
+        sql`SELECT id, account_id, prefix, access, last_used_at FROM api_keys
          WHERE key_hash = ${keyHash} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ${now})`,
       ),
     );
     const row = rows[0];
     return (
       row && {
-        keyId: Number(row.id),
-        accountId: Number(row.account_id),
-        prefix: row.prefix,
-        readOnly: row.access === 'read',
+        owner: {
+          keyId: Number(row.id),
+          accountId: Number(row.account_id),
+          prefix: row.prefix,
+          readOnly: row.access === 'read',
+        },
+        lastUsedMs: row.last_used_at === null ? null : Date.parse(toIso(row.last_used_at)),
       }
+    );
+  }
+
+  /** Stamps the key as used at `now`, unless a stamp after `staleBefore` is there already. */
+  async stampUse(keyId: number, now: string, staleBefore: string): Promise<void> {
+    await this.db.execute(
+      sql`UPDATE api_keys SET last_used_at = ${now}
+          WHERE id = ${keyId} AND (last_used_at IS NULL OR last_used_at < ${staleBefore})`,
     );
   }
 
@@ -81,7 +102,7 @@ export class AccountsRepository {
 
   async listKeys(): Promise<KeyListing[]> {
     const rows = await this.db.query<KeyRow>(
-      sql`SELECT k.prefix, a.name AS account, k.created_at, k.revoked_at, k.access, k.expires_at
+      sql`SELECT k.prefix, a.name AS account, k.created_at, k.revoked_at, k.access, k.expires_at, k.last_used_at
        FROM api_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.created_at, k.id`,
     );
     return rows.map((row) => ({
@@ -91,6 +112,7 @@ export class AccountsRepository {
       revoked_at: row.revoked_at === null ? null : toIso(row.revoked_at),
       access: row.access,
       expires_at: row.expires_at === null ? null : toIso(row.expires_at),
+      last_used_at: row.last_used_at === null ? null : toIso(row.last_used_at),
     }));
   }
 

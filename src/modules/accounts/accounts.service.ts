@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { ACCOUNT_NAME, APP_CONFIG, AppConfig } from '../../config/config';
 import type { ApiKeyVerifier, KeyOwner } from '../../http/auth/auth';
 import { AccountsRepository, KeyAccess, KeyListing } from './accounts.repository';
@@ -7,16 +7,43 @@ import { EXPIRY_RULE, parseExpiry } from './key-expiry';
 
 export class AccountsError extends Error {}
 
+/** How often a key's `last_used_at` is stamped at most: `keys list` shows use to the hour. */
+export const KEY_USE_STAMP_MS = 3_600_000;
+
 @Injectable()
-export class AccountsService implements ApiKeyVerifier {
+export class AccountsService implements ApiKeyVerifier, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Accounts');
+  /** Stamps of use being written, by key id: one at a time per key, awaited before the database closes. */
+  private readonly stamping = new Map<number, Promise<void>>();
+
   constructor(private readonly accounts: AccountsRepository) {}
 
   /**
    * The owner of an active key (neither revoked nor expired); keys are looked up by hash on every
-   * request, so a revocation or an expiry counts at once.
+   * request, so a revocation or an expiry counts at once. A key not stamped as used within the hour
+   * is stamped now, beside the request rather than before its answer: on SQLite a write waits for
+   * any other writer, which a read must not.
    */
-  authenticate(key: string): Promise<KeyOwner | undefined> {
-    return this.accounts.findActiveKey(hashApiKey(key), new Date().toISOString());
+  async authenticate(key: string): Promise<KeyOwner | undefined> {
+    const now = new Date();
+    const found = await this.accounts.findActiveKey(hashApiKey(key), now.toISOString());
+    if (found === undefined) return undefined;
+    const { owner, lastUsedMs } = found;
+    if ((lastUsedMs === null || now.getTime() - lastUsedMs >= KEY_USE_STAMP_MS) && !this.stamping.has(owner.keyId)) {
+      const staleBefore = new Date(now.getTime() - KEY_USE_STAMP_MS).toISOString();
+      const stamp = this.accounts
+        .stampUse(owner.keyId, now.toISOString(), staleBefore)
+        .catch((error: unknown) =>
+          this.logger.warn(`could not record that key ${owner.prefix}… was used: ${String(error)}`),
+        )
+        .finally(() => this.stamping.delete(owner.keyId));
+      this.stamping.set(owner.keyId, stamp);
+    }
+    return owner;
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await Promise.all(this.stamping.values());
   }
 
   /**

@@ -23,13 +23,15 @@ export const keysCommands: ModuleCommands = {
     keys
       .command('list')
       .description(
-        'one line per key: prefix, account, created, revoked, access (full or read), expires (tab-separated; never the whole key)',
+        'one line per key: prefix, account, created, revoked, access (full or read), expires, last used (to the hour) ' +
+          '(tab-separated, "-" for none; never the whole key)',
       )
       .action(() =>
         inContext(load, async (context, { AccountsService }) => {
           for (const key of await context.get(AccountsService).listKeys()) {
             process.stdout.write(
-              `${key.prefix}\t${key.account}\t${key.created_at}\t${key.revoked_at ?? '-'}\t${key.access}\t${key.expires_at ?? '-'}\n`,
+              `${key.prefix}\t${key.account}\t${key.created_at}\t${key.revoked_at ?? '-'}\t${key.access}\t` +
+                `${key.expires_at ?? '-'}\t${key.last_used_at ?? '-'}\n`,
             );
           }
         }),
