@@ -409,7 +409,8 @@ describe.each(DATABASES)('following the Bitcoin family from a node, on %s', (kin
     const x = await node.newAddress('legacy');
     await api.tag('hooked_wallets', [on('bitcoin', x)]);
     await api.atTip(node);
-    await hook(new WebhookClient(t, keys.alice), receiver, '/utxo', {
+    const webhooks = new WebhookClient(t, keys.alice);
+    await hook(webhooks, receiver, '/utxo', {
       tags: ['hooked_wallets'],
       chains: ['bitcoin', 'bitcoincash'],
     });
@@ -423,10 +424,19 @@ describe.each(DATABASES)('following the Bitcoin family from a node, on %s', (kin
         .map((request) => request.verified as { type: string; data: { transaction: TransactionRow; tags: string[] } })
         .map(({ type, data }) => ({ type, ...data }))
         .sort((one, other) => one.transaction.id.localeCompare(other.transaction.id));
-    const shown = async () =>
-      [...(await api.list('bitcoin', on('bitcoin', x))), ...(await api.list('bitcoincash', on('bitcoin', x)))]
-        .map((transaction) => ({ transaction, tags: ['hooked_wallets'] }))
-        .sort((one, other) => one.transaction.id.localeCompare(other.transaction.id));
+    // Each as /v2/transactions lists it, with its chain's coin as GET /v2/tokens names it; no price here.
+    const shown = async () => {
+      const listed = [
+        ...(await api.list('bitcoin', on('bitcoin', x))),
+        ...(await api.list('bitcoincash', on('bitcoin', x))),
+      ];
+      const events = [];
+      for (const transaction of listed) {
+        const token = await webhooks.tokenOf(transaction.chain, transaction.token_address);
+        events.push({ transaction, tags: ['hooked_wallets'], token, value_usd: null });
+      }
+      return events.sort((one, other) => one.transaction.id.localeCompare(other.transaction.id));
+    };
 
     const funding = await coin(node, used);
     const txid = await node.send({

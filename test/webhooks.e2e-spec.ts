@@ -26,6 +26,8 @@ import {
  */
 
 const ETHER = 10n ** 18n;
+/** Ether as an event names it. */
+const ETHER_TOKEN = { id: 'ethereum', symbol: 'ETH', decimals: 18 };
 const RETRY_FAST = '1,1,1';
 const SERVICE_ENV = {
   CONFIRMATIONS_ETHEREUM: '0',
@@ -368,6 +370,10 @@ describe.each(DATABASES)('webhooks on %s', (kind: DatabaseKind) => {
       await api.tag('cold_wallets', [bobs]);
       await api.tag('0', [untagged]);
       await tagAsBob('bob_watch', [bobs]);
+      const priced = await t.app
+        .get(IngestService)
+        .import([ndjson([priceLine('ethereum', '3000.25', new Date(Date.now() - 60_000).toISOString())])]);
+      expect(priced.committed).toBe(true);
       await api.synced(anvil);
 
       const hotHook = await hook(alice, receiver, '/scope/hot', { tags: ['hot_wallets'], chains: ['ethereum'] });
@@ -410,23 +416,40 @@ describe.each(DATABASES)('webhooks on %s', (kind: DatabaseKind) => {
         );
       const hotData = byHash(hot2);
       expect([...hotData.keys()].sort()).toEqual([toOutsider, toBobs].sort());
+      // Each event names the transfer's token, and its worth in USD at the newest price.
       expect(hotData.get(toOutsider)).toEqual({
         transaction: await shown(toOutsider, outsider),
         tags: ['hot_wallets'],
+        token: ETHER_TOKEN,
+        value_usd: 3000.25,
       });
-      expect(hotData.get(toBobs)).toEqual({ transaction: await shown(toBobs, bobs), tags: ['hot_wallets'] });
+      expect(hotData.get(toBobs)).toEqual({
+        transaction: await shown(toBobs, bobs),
+        tags: ['hot_wallets'],
+        token: ETHER_TOKEN,
+        value_usd: 6000.5,
+      });
       const coldData = byHash(cold2);
       // The webhook's tags that the sender or recipient carries, sorted.
       expect(coldData.get(toBobs)).toEqual({
         transaction: await shown(toBobs, bobs),
         tags: ['cold_wallets', 'hot_wallets'],
+        token: ETHER_TOKEN,
+        value_usd: 6000.5,
       });
       expect(coldData.get(toOutsider)!.tags).toEqual(['hot_wallets']);
-      expect(byHash(bob1).get(toBobs)).toEqual({ transaction: await shown(toBobs, bobs), tags: ['bob_watch'] });
+      expect(byHash(bob1).get(toBobs)).toEqual({
+        transaction: await shown(toBobs, bobs),
+        tags: ['bob_watch'],
+        token: ETHER_TOKEN,
+        value_usd: 6000.5,
+      });
       expect(bob1).toHaveLength(1);
       expect(byHash(untagged1).get(toUntagged)).toEqual({
         transaction: await shown(toUntagged, untagged),
         tags: ['0'],
+        token: ETHER_TOKEN,
+        value_usd: 9000.75,
       });
 
       // Not on the webhook's chains, not among its events: nothing recorded, nothing sent.
@@ -471,12 +494,18 @@ describe.each(DATABASES)('webhooks on %s', (kind: DatabaseKind) => {
       await api.synced(anvil);
       const shown = new Map((await api.transactions(whale)).map((row) => [row.tx_hash, row]));
       expect(shown.size).toBe(3);
+      // The unpriced token is named as GET /v2/tokens shows what the follower discovered; no value.
+      const worth = new Map<string, { token?: typeof ETHER_TOKEN; value_usd: number | null }>([
+        [small, { token: ETHER_TOKEN, value_usd: 2000 }],
+        [exact, { token: ETHER_TOKEN, value_usd: 4000 }],
+        [unpriced, { value_usd: null }],
+      ]);
       const announced = (webhook: WebhookAnswer, path: string, hashes: string[]) =>
         expectAnnouncedOnce(
           alice,
           receiver,
           { id: webhook.id, path },
-          hashes.map((hash) => ({ transaction: shown.get(hash)!, tags: ['whale_watch'] })),
+          hashes.map((hash) => ({ transaction: shown.get(hash)!, tags: ['whale_watch'], ...worth.get(hash) })),
         );
       await announced(any, '/minimum/any', [small, exact, unpriced]);
       await announced(zero, '/minimum/zero', [small, exact, unpriced]);

@@ -178,6 +178,17 @@ export class WebhookClient {
     return this.sendJson(this.t.http().post('/v2/webhooks'), body, status);
   }
 
+  /** A deployment's token as an event names it (`GET /v2/tokens?chain=&address=`), or null. */
+  async tokenOf(chain: string, address: string): Promise<{ id: string; symbol: string; decimals: number } | null> {
+    const found = (
+      await this.t.http().get('/v2/tokens').query({ chain, address }).set('X-API-Key', this.key).expect(200)
+    ).body as { id: string; symbol: string; deployments: { chain: string; address: string; decimals: number }[] }[];
+    const [token] = found;
+    if (token === undefined) return null;
+    const deployment = token.deployments.find((one) => one.chain === chain)!;
+    return { id: token.id, symbol: token.symbol, decimals: deployment.decimals };
+  }
+
   async get(id: string): Promise<WebhookAnswer> {
     return (await this.t.http().get(`/v2/webhooks/${id}`).set('X-API-Key', this.key).expect(200)).body as WebhookAnswer;
   }
@@ -227,10 +238,16 @@ export async function hook(
   return created;
 }
 
-/** What a `transaction.confirmed` delivery carries: the transaction as `/v2/transactions` lists it, and the tags. */
+/**
+ * What a `transaction.confirmed` delivery carries: the transaction as `/v2/transactions` lists it,
+ * the tags, and the transfer's token and USD value; `expectAnnouncedOnce` finds the token through
+ * `GET /v2/tokens` when it is not given, and takes any value (or none) when `value_usd` is not.
+ */
 export interface Announced {
-  transaction: { id: string };
+  transaction: { id: string; chain?: unknown; token_address?: unknown };
   tags: string[];
+  token?: { id: string; symbol: string; decimals: number } | null;
+  value_usd?: number | null;
 }
 
 /**
@@ -252,5 +269,21 @@ export async function expectAnnouncedOnce(
   expect(received.map((request) => request.verified?.type)).toEqual(expected.map(() => 'transaction.confirmed'));
   const byId = (a: { transaction?: Record<string, unknown> }, b: { transaction?: Record<string, unknown> }) =>
     String(a.transaction!.id).localeCompare(String(b.transaction!.id));
-  expect(received.map((request) => request.verified!.data).sort(byId)).toEqual([...expected].sort(byId));
+  const got = new Map(
+    received.map((request) => [String(request.verified!.data.transaction?.id), request.verified!.data]),
+  );
+  const complete: Announced[] = [];
+  for (const one of expected) {
+    const value = got.get(one.transaction.id)?.value_usd;
+    if (one.value_usd === undefined) expect(value === null || typeof value === 'number').toBe(true);
+    complete.push({
+      ...one,
+      token:
+        one.token === undefined
+          ? await client.tokenOf(String(one.transaction.chain), String(one.transaction.token_address))
+          : one.token,
+      value_usd: one.value_usd === undefined ? (value as number | null) : one.value_usd,
+    });
+  }
+  expect(received.map((request) => request.verified!.data).sort(byId)).toEqual(complete.sort(byId));
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { TransactionInput } from '../../core/records/record-input';
-import { worthAtLeast } from '../../core/money/valuation';
+import { totalUsd, worthAtLeast } from '../../core/money/valuation';
 import { binaryOrder } from '../../core/text/binary-order';
 import type { Sql } from '../../database/db.service';
 import type { TransactionDto } from '../transactions/dto/transaction.dto';
@@ -13,7 +13,14 @@ import { type NewEvent, WebhooksRepository } from './webhooks.repository';
 export interface TransactionEventBody {
   type: WebhookEventName;
   timestamp: string;
-  data: { transaction: TransactionDto; tags: string[] };
+  data: {
+    transaction: TransactionDto;
+    tags: string[];
+    /** The transfer's token (an extension): what a receiver needs to read `value` in tokens. */
+    token: { id: string; symbol: string; decimals: number } | null;
+    /** Its worth in USD at the token's newest price when recorded, to the cent; null without one. */
+    value_usd: number | null;
+  };
 }
 
 /**
@@ -25,7 +32,7 @@ export interface TransactionEventBody {
  * The cost when nothing listens is one indexed probe per commit. Otherwise the transfers'
  * addresses are looked up in the listening webhooks' tags (address_tags by address, 500 a
  * statement), and only the transfers that match are read back, to carry them exactly as
- * `GET /v2/transactions` shows them.
+ * `GET /v2/transactions` shows them, with their tokens and newest prices (one statement for all).
  */
 @Injectable()
 export class WebhookAnnouncements {
@@ -84,22 +91,35 @@ export class WebhookAnnouncements {
         row,
       ]),
     );
-    const worth = await this.worthAtLeast(
+    // The matched transfers' tokens, read once: what each event names, what minimums compare with.
+    const tokens = await this.repository.tokensAt(
       tx,
       chain,
-      matches.flatMap((match) => {
-        const transaction = shown.get(match.transferId);
-        return transaction === undefined || !minimums.has(match.webhookId) ? [] : [transaction];
-      }),
+      [...shown.values()].map((transaction) => transaction.token_address),
     );
     const at = new Date().toISOString();
     const events: NewEvent[] = [];
     for (const match of matches) {
       const transaction = shown.get(match.transferId);
       if (transaction === undefined) continue;
+      const token = tokens.get(transaction.token_address);
       const minimum = minimums.get(match.webhookId);
-      if (minimum !== undefined && !worth(transaction, minimum)) continue;
-      const body: TransactionEventBody = { type: CONFIRMED, timestamp: at, data: { transaction, tags: match.tags } };
+      if (minimum !== undefined && !worthAtLeast(transaction.value, token?.decimals ?? 0, token?.usd, minimum)) {
+        continue;
+      }
+      const body: TransactionEventBody = {
+        type: CONFIRMED,
+        timestamp: at,
+        data: {
+          transaction,
+          tags: match.tags,
+          token: token === undefined ? null : { id: token.id, symbol: token.symbol, decimals: token.decimals },
+          value_usd:
+            token?.usd === undefined
+              ? null
+              : totalUsd([{ balance: transaction.value, decimals: token.decimals, usd: token.usd }]),
+        },
+      };
       events.push({
         id: newEventId(),
         webhookId: match.webhookId,
@@ -112,30 +132,6 @@ export class WebhookAnnouncements {
       });
     }
     await this.repository.insertEvents(tx, events);
-  }
-
-  /**
-   * Tells whether a transfer among `transfers` is worth at least a minimum in USD, at its token's
-   * newest price as this transaction sees it (a token without a price, or not known, is worth 0).
-   * The tokens are read once, and only when some webhook set a minimum.
-   */
-  private async worthAtLeast(
-    tx: Sql,
-    chain: string,
-    transfers: readonly TransactionDto[],
-  ): Promise<(transfer: TransactionDto, minimum: string) => boolean> {
-    const valuations =
-      transfers.length === 0
-        ? new Map<string, { decimals: number; usd: string | undefined }>()
-        : await this.repository.valuations(
-            tx,
-            chain,
-            transfers.map((transfer) => transfer.token_address),
-          );
-    return (transfer, minimum) => {
-      const token = valuations.get(transfer.token_address);
-      return worthAtLeast(transfer.value, token?.decimals ?? 0, token?.usd, minimum);
-    };
   }
 
   /** `transaction.removed` for every announced transfer of `chain` above `ancestor`, written in `tx`. */

@@ -83,6 +83,14 @@ export interface Listener {
   address: string;
 }
 
+/** A transfer's token as an event names it, with its newest USD price (undefined without one). */
+export interface PricedToken {
+  id: string;
+  symbol: string;
+  decimals: number;
+  usd: string | undefined;
+}
+
 /** A `transaction.confirmed` still standing, whose transfer a rewind may undo. */
 export interface Announced {
   seq: number | string;
@@ -392,23 +400,32 @@ export class WebhooksRepository {
   }
 
   /**
-   * The decimals and newest USD price (undefined without one) of the tokens at `tokenAddresses`
-   * on `chain`, by token address: what a webhook's `min_value_usd` is compared with.
+   * The token at each of `tokenAddresses` on `chain` (its id, symbol and decimals) with its newest
+   * USD price (undefined without one), by token address: what an event tells of its transfer's
+   * token, and what a webhook's `min_value_usd` is compared with.
    */
-  async valuations(
-    tx: Sql,
-    chain: string,
-    tokenAddresses: readonly string[],
-  ): Promise<Map<string, { decimals: number; usd: string | undefined }>> {
-    const found = new Map<string, { decimals: number; usd: string | undefined }>();
+  async tokensAt(tx: Sql, chain: string, tokenAddresses: readonly string[]): Promise<Map<string, PricedToken>> {
+    const found = new Map<string, PricedToken>();
     for (const batch of chunks([...new Set(tokenAddresses)])) {
-      const priced = await tx.query<{ address: string; decimals: number | string; usd: string | number | null }>(
-        sql`SELECT d.address, d.decimals,
+      const priced = await tx.query<{
+        address: string;
+        id: string;
+        symbol: string;
+        decimals: number | string;
+        usd: string | number | null;
+      }>(
+        sql`SELECT d.address, t.id, t.symbol, d.decimals,
                    (SELECT p.usd FROM prices p WHERE p.token_id = d.token_id ORDER BY p.at DESC LIMIT 1) AS usd
-            FROM token_deployments d WHERE d.chain = ${chain} AND d.address IN (${list(batch)})`,
+            FROM token_deployments d JOIN tokens t ON t.id = d.token_id
+            WHERE d.chain = ${chain} AND d.address IN (${list(batch)})`,
       );
       for (const row of priced) {
-        found.set(row.address, { decimals: Number(row.decimals), usd: row.usd === null ? undefined : String(row.usd) });
+        found.set(row.address, {
+          id: row.id,
+          symbol: row.symbol,
+          decimals: Number(row.decimals),
+          usd: row.usd === null ? undefined : String(row.usd),
+        });
       }
     }
     return found;

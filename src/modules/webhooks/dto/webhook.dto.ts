@@ -123,7 +123,12 @@ export class DeliveryWithPayloadDto extends DeliveryDto {
     example: {
       type: 'transaction.confirmed',
       timestamp: '2026-11-25T10:15:30.998Z',
-      data: { transaction: { id: 'ethereum:0x5c50…:native' }, tags: ['exchange_hot_wallets'] },
+      data: {
+        transaction: { id: 'ethereum:0x5c50…:native' },
+        tags: ['exchange_hot_wallets'],
+        token: { id: 'ethereum', symbol: 'ETH', decimals: 18 },
+        value_usd: 4680.83,
+      },
     },
     description:
       'The body every attempt posts (the same on each, and on a redelivery), as JSON: `type`, `timestamp` and `data` as docs/webhooks.md describes them.',
