@@ -195,6 +195,18 @@ describe.each(DATABASES)('price poller on %s', (kind) => {
       expect((await storedPrices('ethereum')).map((row) => new Date(row.at).toISOString())).toEqual([
         iso(NOW_S - 3600),
       ]);
+      // GET /v2/tokens shows each token's newest price and its time; a token without one, null.
+      const token = async (query: string) =>
+        ((await get(`/v2/tokens?${query}`)).body as { price_usd: number | null; price_updated_at: string | null }[])[0];
+      expect(await token('chain=ethereum&address=0')).toMatchObject({
+        price_usd: 3000.5,
+        price_updated_at: iso(NOW_S - 3600),
+      });
+      expect(await token(`chain=ethereum&address=${CONTRACT}`)).toMatchObject({
+        price_usd: 2.5,
+        price_updated_at: iso(NOW_S - 3590),
+      });
+      expect(await token('chain=solana&address=0')).toMatchObject({ price_usd: null, price_updated_at: null });
     });
 
     it('shows a new price in holdings, address stats and tag stats on the next request after the poll', async () => {

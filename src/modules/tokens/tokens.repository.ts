@@ -8,6 +8,9 @@ export interface TokenRow {
   name: string;
   symbol: string;
   icon_url: string;
+  /** The newest price, and its time; null when the token has none. */
+  usd: string | number | null;
+  price_at: Date | string | null;
 }
 
 export interface DeploymentRow {
@@ -22,8 +25,9 @@ export class TokensRepository {
   constructor(private readonly db: Db) {}
 
   /**
-   * A page of the tokens by id, and how many there are, in one statement (`pageBesideTotal`): all
-   * of them, or those with a deployment on `chain`, at `address` (canonical), or both.
+   * A page of the tokens by id with their newest prices, and how many there are, in one statement
+   * (`pageBesideTotal`): all of them, or those with a deployment on `chain`, at `address`
+   * (canonical), or both.
    */
   async page(
     offset: number,
@@ -40,7 +44,10 @@ export class TokensRepository {
     const found = await this.db.query<TokenRow & { total: number | string }>(
       pageBesideTotal(
         sql`SELECT COUNT(*) AS total FROM tokens ${where}`,
-        sql`SELECT id, name, symbol, icon_url FROM tokens ${where} ORDER BY id LIMIT ${limit} OFFSET ${offset}`,
+        sql`SELECT id, name, symbol, icon_url,
+                   (SELECT p.usd FROM prices p WHERE p.token_id = tokens.id ORDER BY p.at DESC LIMIT 1) AS usd,
+                   (SELECT MAX(p.at) FROM prices p WHERE p.token_id = tokens.id) AS price_at
+            FROM tokens ${where} ORDER BY id LIMIT ${limit} OFFSET ${offset}`,
         raw('page.id'),
       ),
     );
