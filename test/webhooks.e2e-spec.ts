@@ -106,6 +106,7 @@ describe.each(DATABASES)('webhooks on %s', (kind: DatabaseKind) => {
         events: ['transaction.confirmed', 'transaction.removed'],
         description: 'first',
         min_value_usd: null,
+        tokens: null,
         status: 'active',
       });
       expect(created.id).toMatch(/^wh_[A-Za-z0-9_-]{16}$/);
@@ -169,6 +170,25 @@ describe.each(DATABASES)('webhooks on %s', (kind: DatabaseKind) => {
       expect((await alice.patch(created.id, { min_value_usd: 'lots' }, 400)).code).toBe('INVALID_BODY');
       expect((await alice.get(created.id)).min_value_usd).toBe(1e12);
       expect((await alice.patch(created.id, { min_value_usd: null })).min_value_usd).toBeNull();
+      // Tokens are ids of tokens chaintags knows, each once, sorted; null for every token.
+      for (const tokens of [
+        [],
+        ['Not An Id'],
+        ['no-such-token'],
+        'tether',
+        [5],
+        Array.from({ length: 51 }, () => 'tether'),
+      ]) {
+        await bad({ url: 'http://127.0.0.1:9/', tags: ['route_tags'], tokens }, 400, 'INVALID_BODY');
+      }
+      expect((await alice.patch(created.id, { tokens: ['usd-coin', 'tether', 'tether'] })).tokens).toEqual([
+        'tether',
+        'usd-coin',
+      ]);
+      const unknownToken = await alice.patch(created.id, { tokens: ['tether', 'no-such-token'] }, 400);
+      expect(unknownToken.code).toBe('INVALID_BODY');
+      expect((await alice.get(created.id)).tokens).toEqual(['tether', 'usd-coin']);
+      expect((await alice.patch(created.id, { tokens: null })).tokens).toBeNull();
       await bad({ url: 'http://127.0.0.1:9/', tags: ['Bad Tag'] }, 400, 'INVALID_TAG');
       await bad({ url: 'http://127.0.0.1:9/', tags: ['never_made'] }, 404, 'TAG_NOT_FOUND');
       // Bob's account has no tag route_tags: tags are the account's own.
@@ -476,7 +496,7 @@ describe.each(DATABASES)('webhooks on %s', (kind: DatabaseKind) => {
       void coldHook;
     });
 
-    it('announces to a webhook with min_value_usd only transfers worth that much at the newest price', async () => {
+    it('announces to a webhook with min_value_usd or tokens only the transfers worth that much, or of those tokens', async () => {
       const whale = randomAddress();
       await api.tag('whale_watch', [whale]);
       const token = await deployTestToken(anvil, { name: 'Unpriced', symbol: 'UNP', decimals: 6 });
@@ -486,6 +506,7 @@ describe.each(DATABASES)('webhooks on %s', (kind: DatabaseKind) => {
       const large = await hook(alice, receiver, '/minimum/large', { tags: ['whale_watch'], min_value_usd: 4000 });
       const any = await hook(alice, receiver, '/minimum/any', { tags: ['whale_watch'] });
       const zero = await hook(alice, receiver, '/minimum/zero', { tags: ['whale_watch'], min_value_usd: 0 });
+      const etherOnly = await hook(alice, receiver, '/minimum/ether', { tags: ['whale_watch'], tokens: ['ethereum'] });
       expect(large.min_value_usd).toBe(4000);
 
       const small = await pay(1, whale, 1n); // 2,000 USD
@@ -510,8 +531,24 @@ describe.each(DATABASES)('webhooks on %s', (kind: DatabaseKind) => {
       await announced(any, '/minimum/any', [small, exact, unpriced]);
       await announced(zero, '/minimum/zero', [small, exact, unpriced]);
       await announced(large, '/minimum/large', [exact]);
+      await announced(etherOnly, '/minimum/ether', [small, exact]);
+      // A webhook on the token the follower discovered hears of its transfers only.
+      const discovered = (await alice.tokenOf('ethereum', token.toLowerCase()))!.id;
+      const mintsOnly = await hook(alice, receiver, '/minimum/discovered', {
+        tags: ['whale_watch'],
+        tokens: [discovered],
+        min_value_usd: null,
+      });
+      expect(mintsOnly.tokens).toEqual([discovered]);
+      await pay(1, whale, 1n);
+      const later = (await mint(anvil, { token, to: whale, amount: 5n })).transactionHash;
+      await api.synced(anvil);
+      const relisted = new Map((await api.transactions(whale)).map((row) => [row.tx_hash, row]));
+      await expectAnnouncedOnce(alice, receiver, { id: mintsOnly.id, path: '/minimum/discovered' }, [
+        { transaction: relisted.get(later)!, tags: ['whale_watch'], value_usd: null },
+      ]);
       // An account has at most 20 webhooks: the tests after this one make theirs.
-      for (const webhook of [large, any, zero]) {
+      for (const webhook of [large, any, zero, etherOnly, mintsOnly]) {
         await t.http().delete(`/v2/webhooks/${webhook.id}`).set('X-API-Key', keys.alice).expect(204);
       }
     });

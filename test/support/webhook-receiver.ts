@@ -148,6 +148,7 @@ export interface WebhookAnswer {
   events: string[];
   description: string | null;
   min_value_usd: number | null;
+  tokens: string[] | null;
   status: string;
   created_at: string;
   updated_at: string;

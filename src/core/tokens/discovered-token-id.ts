@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ChainId } from '../chains/chain-ids';
-
-/** Token ids are lowercase slugs of at most 100 characters (the import's rule). */
-const MAX_TOKEN_ID = 100;
+import { MAX_TOKEN_ID_LENGTH } from './token-id';
 
 /**
  * The id of a token a follower records for the first time at `address` on `chain` (contract §10,
@@ -28,7 +26,7 @@ function coinTypeSlug(chain: ChainId, coinType: string): string {
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-|-$/g, '');
-  if (slug.length <= MAX_TOKEN_ID) return slug;
+  if (slug.length <= MAX_TOKEN_ID_LENGTH) return slug;
   const address = coinType.slice(2, coinType.indexOf('::')).toLowerCase();
   return `${chain}-${address}-${createHash('sha256').update(coinType).digest('hex').slice(0, 16)}`;
 }

@@ -32,6 +32,7 @@ import { PriceMisses1763700000250 } from './1763700000250-price-misses';
 import { BackfillAddressCount1763700000260 } from './1763700000260-backfill-address-count';
 import { WebhookMinimumValue1763700000270 } from './1763700000270-webhook-minimum-value';
 import { KeyLastUsed1763700000280 } from './1763700000280-key-last-used';
+import { WebhookTokens1763700000290 } from './1763700000290-webhook-tokens';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -69,4 +70,5 @@ export const MIGRATIONS = [
   BackfillAddressCount1763700000260,
   WebhookMinimumValue1763700000270,
   KeyLastUsed1763700000280,
+  WebhookTokens1763700000290,
 ];

@@ -16,6 +16,9 @@ const body = fc.record(
     events: fc.subarray([...SUBSCRIBABLE_EVENTS], { minLength: 1 }),
     description: fc.option(fc.string({ maxLength: 20 }), { nil: null }),
     min_value_usd: fc.option(fc.double({ min: 0, max: 1e12, noNaN: true }), { nil: null }),
+    tokens: fc.option(fc.uniqueArray(fc.constantFrom('tether', 'usd-coin', 'ethereum', 'bitcoin'), { minLength: 1 }), {
+      nil: null,
+    }),
   },
   { requiredKeys: ['url', 'tags'] },
 );
@@ -38,6 +41,8 @@ describe('requestFingerprint', () => {
         respelled.events = shuffle(fields.events ?? SUBSCRIBABLE_EVENTS);
         if (fields.description === undefined) respelled.description = null;
         if (fields.min_value_usd === undefined) respelled.min_value_usd = null;
+        if (Array.isArray(fields.tokens)) respelled.tokens = shuffle([...fields.tokens, fields.tokens[0]!]);
+        if (fields.tokens === undefined) respelled.tokens = null;
         expect(fingerprintOf(respelled)).toBe(fingerprintOf(fields));
       }),
     );
@@ -59,6 +64,11 @@ describe('requestFingerprint', () => {
       }),
       (fields) => ({ ...fields, description: `${(fields.description as string | null | undefined) ?? ''}!` }),
       (fields) => ({ ...fields, min_value_usd: typeof fields.min_value_usd === 'number' ? null : 1000 }),
+      (fields) => ({ ...fields, tokens: Array.isArray(fields.tokens) ? null : ['tether'] }),
+      (fields) => ({
+        ...fields,
+        tokens: [...((fields.tokens as string[] | null | undefined) ?? ['bitcoin']), 'aptos'],
+      }),
     ];
     fc.assert(
       fc.property(body, fc.nat({ max: changes.length - 1 }), (fields, which) => {

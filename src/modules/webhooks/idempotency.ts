@@ -39,10 +39,11 @@ export function requestFingerprint(input: WebhookInput): string {
     chains: input.chains ?? null,
     events: input.events ?? SUBSCRIBABLE_EVENTS,
     description: input.description ?? null,
-    // Only when set: a creation retried across the upgrade that added it is still the same request.
+    // Only when set: a creation retried across the upgrade that added them is still the same request.
     ...(input.min_value_usd === undefined || input.min_value_usd === null
       ? {}
       : { min_value_usd: input.min_value_usd }),
+    ...(input.tokens === undefined || input.tokens === null ? {} : { tokens: input.tokens }),
   };
   return createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
 }

@@ -56,13 +56,16 @@ export class WebhookAnnouncements {
 
     // webhook → address → the webhook's tags the address carries; webhooks listening on this chain for this event only.
     const tagsByWebhook = new Map<string, Map<string, Set<string>>>();
-    // webhook → the least a transfer must be worth in USD, for those that set one.
+    // webhook → the least a transfer must be worth in USD, and the tokens it hears of, where set.
     const minimums = new Map<string, string>();
+    const tokenSets = new Map<string, Set<string>>();
     for (const listener of listeners) {
       const chains = listener.chains === null ? null : (JSON.parse(listener.chains) as string[]);
       if (chains !== null && !chains.includes(chain)) continue;
       if (!(JSON.parse(listener.events) as string[]).includes(CONFIRMED)) continue;
       if (listener.min_value_usd !== null) minimums.set(listener.webhook_id, String(listener.min_value_usd));
+      if (listener.tokens !== null)
+        tokenSets.set(listener.webhook_id, new Set(JSON.parse(listener.tokens) as string[]));
       let byAddress = tagsByWebhook.get(listener.webhook_id);
       if (byAddress === undefined) tagsByWebhook.set(listener.webhook_id, (byAddress = new Map<string, Set<string>>()));
       let tags = byAddress.get(listener.address);
@@ -103,6 +106,8 @@ export class WebhookAnnouncements {
       const transaction = shown.get(match.transferId);
       if (transaction === undefined) continue;
       const token = tokens.get(transaction.token_address);
+      const only = tokenSets.get(match.webhookId);
+      if (only !== undefined && (token === undefined || !only.has(token.id))) continue;
       const minimum = minimums.get(match.webhookId);
       if (minimum !== undefined && !worthAtLeast(transaction.value, token?.decimals ?? 0, token?.usd, minimum)) {
         continue;

@@ -12,6 +12,7 @@ export interface WebhookRow {
   events: string;
   description: string | null;
   min_value_usd: string | number | null;
+  tokens: string | null;
   status: string;
   created_at: Date | string;
   updated_at: Date | string;
@@ -26,6 +27,7 @@ export interface NewWebhook {
   events: string[];
   description: string | null;
   minValueUsd: string | null;
+  tokens: string[] | null;
   tags: string[];
   at: string;
   /** The creation's Idempotency-Key and its request's fingerprint (src/modules/webhooks/idempotency.ts), if it had one. */
@@ -45,6 +47,7 @@ export interface WebhookChanges {
   events?: string[];
   description?: string | null;
   min_value_usd?: string | null;
+  tokens?: string[] | null;
   status?: string;
   tags?: string[];
 }
@@ -79,6 +82,7 @@ export interface Listener {
   chains: string | null;
   events: string;
   min_value_usd: string | number | null;
+  tokens: string | null;
   tag: string;
   address: string;
 }
@@ -126,7 +130,8 @@ export interface RecordedAttempt {
   retryInSeconds?: number;
 }
 
-const WEBHOOK_COLUMNS = sql`id, account_id, url, chains, events, description, min_value_usd, status, created_at, updated_at`;
+const WEBHOOK_COLUMNS = sql`id, account_id, url, chains, events, description, min_value_usd, tokens, status, created_at,
+  updated_at`;
 
 @Injectable()
 export class WebhooksRepository {
@@ -147,11 +152,12 @@ export class WebhooksRepository {
 
   async insert(tx: Sql, webhook: NewWebhook): Promise<void> {
     await tx.execute(
-      sql`INSERT INTO webhooks (id, account_id, url, secret, chains, events, description, min_value_usd, status, created_at,
-                                updated_at, idempotency_key, request_fingerprint)
+      sql`INSERT INTO webhooks (id, account_id, url, secret, chains, events, description, min_value_usd, tokens, status,
+                                created_at, updated_at, idempotency_key, request_fingerprint)
           VALUES (${webhook.id}, ${webhook.accountId}, ${webhook.url}, ${webhook.secret},
                   ${webhook.chains === null ? null : JSON.stringify(webhook.chains)}, ${JSON.stringify(webhook.events)},
-                  ${webhook.description}, ${webhook.minValueUsd}, 'active', ${webhook.at}, ${webhook.at},
+                  ${webhook.description}, ${webhook.minValueUsd},
+                  ${webhook.tokens === null ? null : JSON.stringify(webhook.tokens)}, 'active', ${webhook.at}, ${webhook.at},
                   ${webhook.idempotency?.key ?? null}, ${webhook.idempotency?.fingerprint ?? null})`,
     );
     await this.replaceTags(tx, webhook.id, webhook.tags);
@@ -243,6 +249,8 @@ export class WebhooksRepository {
       if (changes.events !== undefined) sets.push(sql`events = ${JSON.stringify(changes.events)}`);
       if (changes.description !== undefined) sets.push(sql`description = ${changes.description}`);
       if (changes.min_value_usd !== undefined) sets.push(sql`min_value_usd = ${changes.min_value_usd}`);
+      if (changes.tokens !== undefined)
+        sets.push(sql`tokens = ${changes.tokens === null ? null : JSON.stringify(changes.tokens)}`);
       if (changes.status !== undefined) sets.push(sql`status = ${changes.status}`);
       const changed = await tx.execute(
         sql`UPDATE webhooks SET ${join(sets)} WHERE id = ${id} AND account_id = ${accountId}`,
@@ -380,14 +388,14 @@ export class WebhooksRepository {
     for (const batch of chunks(addresses)) {
       found.push(
         ...(await tx.query<Listener>(
-          sql`SELECT w.id AS webhook_id, w.chains, w.events, w.min_value_usd, t.name AS tag, a.address
+          sql`SELECT w.id AS webhook_id, w.chains, w.events, w.min_value_usd, w.tokens, t.name AS tag, a.address
               FROM webhooks w
               JOIN webhook_tags wt ON wt.webhook_id = w.id
               JOIN tags t ON t.account_id = w.account_id AND t.name = wt.tag
               JOIN address_tags a ON a.tag_id = t.id
               WHERE w.status = 'active' AND a.address IN (${list(batch)})
               UNION ALL
-              SELECT w.id AS webhook_id, w.chains, w.events, w.min_value_usd, wt.tag, ta.address
+              SELECT w.id AS webhook_id, w.chains, w.events, w.min_value_usd, w.tokens, wt.tag, ta.address
               FROM webhooks w
               JOIN webhook_tags wt ON wt.webhook_id = w.id AND wt.tag = '0'
               JOIN tracked_addresses ta ON ta.account_id = w.account_id
@@ -397,6 +405,17 @@ export class WebhooksRepository {
       );
     }
     return found;
+  }
+
+  /** Which of `ids` no token has. */
+  async unknownTokens(ids: readonly string[]): Promise<string[]> {
+    const known = new Set<string>();
+    for (const batch of chunks([...new Set(ids)])) {
+      for (const row of await this.db.query<{ id: string }>(sql`SELECT id FROM tokens WHERE id IN (${list(batch)})`)) {
+        known.add(row.id);
+      }
+    }
+    return ids.filter((id) => !known.has(id));
   }
 
   /**

@@ -55,6 +55,7 @@ export class WebhooksService {
       if (earlier !== undefined) return this.replay(accountId, earlier, fingerprint);
     }
     await this.checkDestination(input.url!);
+    await this.checkTokens(input.tokens);
     const id = newWebhookId();
     const secret = newSecret();
     const at = new Date().toISOString();
@@ -80,6 +81,7 @@ export class WebhooksService {
         events: input.events ?? SUBSCRIBABLE_EVENTS,
         description: input.description ?? null,
         minValueUsd: input.min_value_usd ?? null,
+        tokens: input.tokens ?? null,
         tags: input.tags!,
         at,
         idempotency: idempotency === undefined ? null : { key: idempotency, fingerprint },
@@ -121,6 +123,7 @@ export class WebhooksService {
     await this.find(accountId, id);
     const input: WebhookInput = parseWebhookInput(body, 'update');
     if (input.url !== undefined) await this.checkDestination(input.url);
+    await this.checkTokens(input.tokens);
     const { tags } = input;
     const changed = await this.repository.update(
       accountId,
@@ -216,6 +219,15 @@ export class WebhooksService {
     const row = WEBHOOK_ID.test(id) ? await this.repository.find(accountId, id) : undefined;
     if (row === undefined) throw notFound(id);
     return row;
+  }
+
+  /** Token ids no token has are refused: a typo would otherwise silence the webhook for good. */
+  private async checkTokens(tokens: readonly string[] | null | undefined): Promise<void> {
+    if (tokens === undefined || tokens === null) return;
+    const unknown = await this.repository.unknownTokens(tokens);
+    if (unknown.length === 0) return;
+    const message = `unknown token ${unknown.map((token) => `"${token}"`).join(', ')} (GET /v2/tokens lists them)`;
+    throw new ApiError('INVALID_BODY', message, [{ field: 'tokens', message }]);
   }
 
   private async checkDestination(url: string): Promise<void> {

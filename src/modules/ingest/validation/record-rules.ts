@@ -1,4 +1,5 @@
 import { CHAIN_IDS, ChainId, isChainId } from '../../../core/chains/chain-ids';
+import { isTokenId } from '../../../core/tokens/token-id';
 import { plainDecimal } from '../../../core/money/plain-decimal';
 import { INSTANT_RULE } from '../../../core/time/instant';
 import type { CanonicalAddress, CanonicalTokenAddress, Instant } from '../../../core/records/brands';
@@ -39,8 +40,6 @@ const MAX_URL_LENGTH = 2048;
 const MAX_EXPLORERS = 10;
 const MAX_DEPLOYMENTS = 100;
 const MAX_PRICE_LENGTH = 100;
-const TOKEN_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-const MAX_TOKEN_ID_LENGTH = 100;
 const DIGITS = /^[0-9]+$/;
 const DECIMAL = /^([0-9]+)(?:\.([0-9]+))?$/;
 const HTTP_URL = /^https?:\/\//;
@@ -279,7 +278,7 @@ function chainField(object: Record<string, unknown>, field: string, where?: stri
 
 function tokenIdField(object: Record<string, unknown>, field: string): string {
   const value = object[field];
-  if (typeof value !== 'string' || value.length > MAX_TOKEN_ID_LENGTH || !TOKEN_ID.test(value)) {
+  if (!isTokenId(value)) {
     problem(`${field} must be a token id slug (a-z, 0-9 and inner "-", like "usd-coin"), got ${show(value)}`);
   }
   return value;

@@ -6,8 +6,12 @@ import { DESCRIPTION_RULE, parseDescription } from '../../../core/text/descripti
 import { SUBSCRIBABLE_EVENTS } from '../webhook-events';
 import { urlSyntaxProblem } from '../webhook-url';
 import { plainDecimal } from '../../../core/money/plain-decimal';
+import { binaryOrder } from '../../../core/text/binary-order';
+import { isTokenId } from '../../../core/tokens/token-id';
 
 export const MAX_WEBHOOK_TAGS = 50;
+/** The most token ids a webhook may name. */
+export const MAX_WEBHOOK_TOKENS = 50;
 
 /** A create or update body after its checks: absent fields are undefined. */
 export interface WebhookInput {
@@ -18,6 +22,8 @@ export interface WebhookInput {
   description?: string | null;
   /** A plain decimal (plainDecimal), or null for every transfer. */
   min_value_usd?: string | null;
+  /** Token ids, sorted, each once; null for every token. */
+  tokens?: string[] | null;
   status?: 'active' | 'paused';
 }
 
@@ -25,7 +31,7 @@ export interface WebhookInput {
 export const MAX_MIN_VALUE_USD = 1e12;
 export const MIN_VALUE_USD_RULE = 'min_value_usd must be null or a number of USD from 0 to 1000000000000';
 
-const CREATE_FIELDS = ['url', 'tags', 'chains', 'events', 'description', 'min_value_usd'];
+const CREATE_FIELDS = ['url', 'tags', 'chains', 'events', 'description', 'min_value_usd', 'tokens'];
 const UPDATE_FIELDS = [...CREATE_FIELDS, 'status'];
 
 /**
@@ -106,6 +112,22 @@ export function parseWebhookInput(body: unknown, mode: 'create' | 'update'): Web
     else if (typeof minimum !== 'number' || !(minimum >= 0 && minimum <= MAX_MIN_VALUE_USD)) {
       problems.push({ field: 'min_value_usd', message: MIN_VALUE_USD_RULE });
     } else input.min_value_usd = plainDecimal(minimum);
+  }
+
+  if (fields.tokens !== undefined) {
+    const tokens = fields.tokens;
+    if (tokens === null) input.tokens = null;
+    else if (
+      !Array.isArray(tokens) ||
+      tokens.length === 0 ||
+      tokens.length > MAX_WEBHOOK_TOKENS ||
+      tokens.some((token) => !isTokenId(token))
+    ) {
+      problems.push({
+        field: 'tokens',
+        message: `tokens must be null or an array of 1 to ${MAX_WEBHOOK_TOKENS} token ids, as GET /v2/tokens shows them`,
+      });
+    } else input.tokens = [...new Set(tokens as string[])].sort(binaryOrder);
   }
 
   if (fields.status !== undefined && mode === 'update') {

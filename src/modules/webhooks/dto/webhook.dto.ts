@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
 import { CHAIN_IDS } from '../../../core/chains/chain-ids';
 import { binaryOrder } from '../../../core/text/binary-order';
 import { MAX_DESCRIPTION_LENGTH } from '../../../core/text/description';
@@ -8,7 +8,7 @@ import { OneOf } from '../../../http/validation/query-params';
 import { PageQueryDto } from '../../../http/validation/query.dto';
 import type { DeliveryRow, WebhookRow } from '../webhooks.repository';
 import { MAX_REDELIVERIES_NAMED } from './redelivery-input';
-import { MAX_MIN_VALUE_USD } from './webhook-input';
+import { MAX_MIN_VALUE_USD, MAX_WEBHOOK_TOKENS } from './webhook-input';
 
 export const WEBHOOK_STATUSES = ['active', 'paused', 'disabled'] as const;
 export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
@@ -49,6 +49,15 @@ export class WebhookDto {
       "Extension: only transfers worth at least this many USD (at the token's newest price when the follower records them; a token without a price is worth 0) are announced; null: every transfer.",
   })
   min_value_usd!: number | null;
+
+  @ApiProperty({
+    type: [String],
+    nullable: true,
+    example: ['tether', 'usd-coin'],
+    description:
+      'Extension: only transfers of these tokens (ids as GET /v2/tokens shows them, sorted) are announced; null: every token.',
+  })
+  tokens!: string[] | null;
 
   @ApiProperty({
     enum: WEBHOOK_STATUSES,
@@ -145,6 +154,17 @@ const DESCRIPTION_FIELD = {
   description: `What the webhook is for, up to ${MAX_DESCRIPTION_LENGTH} characters without control characters; null or "" for none.`,
 };
 
+/** A webhook's tokens in a create or update body (parseWebhookInput). */
+const TOKENS_FIELD: ApiPropertyOptions = {
+  type: [String],
+  nullable: true,
+  minItems: 1,
+  maxItems: MAX_WEBHOOK_TOKENS,
+  example: ['tether', 'usd-coin'],
+  description:
+    'Extension: announce only transfers of these tokens (ids as GET /v2/tokens shows them; an id no token has is refused); absent or null: every token.',
+};
+
 /** A webhook's minimum value in a create or update body (parseWebhookInput). */
 const MIN_VALUE_FIELD = {
   type: Number,
@@ -194,6 +214,9 @@ export class CreateWebhookDto {
 
   @ApiPropertyOptional(MIN_VALUE_FIELD)
   min_value_usd?: number | null;
+
+  @ApiPropertyOptional(TOKENS_FIELD)
+  tokens?: string[] | null;
 }
 
 export class UpdateWebhookDto {
@@ -215,6 +238,9 @@ export class UpdateWebhookDto {
   @ApiPropertyOptional(MIN_VALUE_FIELD)
   min_value_usd?: number | null;
 
+  @ApiPropertyOptional(TOKENS_FIELD)
+  tokens?: string[] | null;
+
   @ApiPropertyOptional({
     enum: ['active', 'paused'],
     description: '`paused` stops deliveries; `active` resumes them, also after chaintags disabled the webhook.',
@@ -231,6 +257,7 @@ export function toWebhook(row: WebhookRow, tags: readonly string[]): WebhookDto 
     events: JSON.parse(row.events) as string[],
     description: row.description,
     min_value_usd: row.min_value_usd === null ? null : Number(row.min_value_usd),
+    tokens: row.tokens === null ? null : (JSON.parse(row.tokens) as string[]),
     status: row.status as WebhookStatus,
     created_at: toIso(row.created_at),
     updated_at: toIso(row.updated_at),
