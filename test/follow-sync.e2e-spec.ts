@@ -62,6 +62,17 @@ describe.each(DATABASES)('history still to read, on %s', (kind: DatabaseKind) =>
     return { sync: new SyncService(CONFIG, new FollowRepository(reads)), tookIn: () => tookIn };
   }
 
+  /** The follower's row as its last turn before any take-in reported it: synced, at block 100. */
+  async function reportSynced(): Promise<void> {
+    await repository.report(CHAIN, HOLDER, {
+      head: 100n,
+      status: 'synced',
+      error: undefined,
+      at: new Date(),
+      tracked: TRACKED_START,
+    });
+  }
+
   async function finishBackfills(): Promise<void> {
     for (const backfill of await repository.backfills(CHAIN)) {
       const done = { ...backfill, tokenNext: backfill.throughBlock + 1n, nativeNext: backfill.throughBlock + 1n };
@@ -71,13 +82,7 @@ describe.each(DATABASES)('history still to read, on %s', (kind: DatabaseKind) =>
 
   it('is syncing from the tag until the backfill is done, wherever the take-in commits among its reads', async () => {
     const api = new FollowClient(t);
-    await repository.report(CHAIN, HOLDER, {
-      head: 100n,
-      status: 'synced',
-      error: undefined,
-      at: new Date(),
-      tracked: TRACKED_START,
-    });
+    await reportSynced();
     const status = async (sync: SyncService) => (await sync.list()).find((row) => row.chain === CHAIN)!.status;
     const plain = new SyncService(CONFIG, repository);
 
@@ -97,13 +102,7 @@ describe.each(DATABASES)('history still to read, on %s', (kind: DatabaseKind) =>
 
   it('counts the addresses whose history is still read, on /v2/sync and /metrics', async () => {
     const api = new FollowClient(t);
-    await repository.report(CHAIN, HOLDER, {
-      head: 100n,
-      status: 'synced',
-      error: undefined,
-      at: new Date(),
-      tracked: TRACKED_START,
-    });
+    await reportSynced();
     const sync = async () => (await api.get<SyncDto[]>('/v2/sync')).find((row) => row.chain === CHAIN)!;
     const gauge = async () =>
       /^chaintags_follower_backfill_addresses\{chain="ethereum"\} (\d+)$/m.exec(
