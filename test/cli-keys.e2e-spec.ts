@@ -38,7 +38,7 @@ describe.each(DATABASES)('keys CLI on %s', (kind) => {
     await drop();
   });
 
-  /** The key's `last_used_at` once it is at or after `since` (ms), waited for: it is stamped beside the request. */
+  /** The key's `last_used_at` once at or after `since` (ms), waited for: it is stamped later. */
   async function usedSince(key: string, since: number): Promise<number> {
     const accounts = t.app.get(AccountsService);
     for (let wait = 0; wait < 100; wait += 1) {

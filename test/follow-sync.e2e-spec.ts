@@ -27,7 +27,7 @@ describe.each(DATABASES)('history still to read, on %s', (kind: DatabaseKind) =>
   let repository: FollowRepository;
 
   beforeAll(async () => {
-    // The chain has a node in the settings but this process does not follow it: the rows say what is.
+    // The chain has a node in the settings, but this process follows nothing: the rows say all.
     t = await startOnFreshDatabase(kind, { env: { RPC_URL_ETHEREUM: 'http://127.0.0.1:9', FOLLOW: 'off' } });
     db = t.app.get(Db);
     repository = new FollowRepository(db);

@@ -67,7 +67,7 @@ function pollWhere(prices: PricesService, matches: (report: PollReport) => boole
   });
 }
 
-/** `chaintags_price_polled_timestamp_seconds` on the app's `/metrics`, or undefined without a sample. */
+/** `chaintags_price_polled_timestamp_seconds` on the app's `/metrics`, or undefined without one. */
 async function polledAt(t: TestApp): Promise<number | undefined> {
   const text = (await t.http().get('/metrics').expect(200)).text;
   const sample = /^chaintags_price_polled_timestamp_seconds (\S+)$/m.exec(text)?.[1];
@@ -391,7 +391,7 @@ describe.each(DATABASES)('price poller on %s', (kind) => {
       } finally {
         await restarted.close();
       }
-      // A day later (200 ms here) it is asked again; once listed, it is priced and no longer missed.
+      // A day later (200 ms here) it is asked again; once listed, it is priced, no longer missed.
       const soon = await start(200);
       try {
         await stub.until(() => askedFor(from) >= 2);

@@ -424,7 +424,7 @@ describe.each(DATABASES)('following the Bitcoin family from a node, on %s', (kin
         .map((request) => request.verified as { type: string; data: { transaction: TransactionRow; tags: string[] } })
         .map(({ type, data }) => ({ type, ...data }))
         .sort((one, other) => one.transaction.id.localeCompare(other.transaction.id));
-    // Each as /v2/transactions lists it, with its chain's coin as GET /v2/tokens names it; no price here.
+    // Each as /v2/transactions lists it, with its coin as GET /v2/tokens names it; no price here.
     const shown = async () => {
       const listed = [
         ...(await api.list('bitcoin', on('bitcoin', x))),

@@ -1,4 +1,4 @@
-/** Token ids are lowercase slugs (a-z, 0-9 and inner "-", like "usd-coin") of at most 100 characters. */
+/** Token ids are lowercase slugs (a-z, 0-9, inner "-": "usd-coin") of at most 100 characters. */
 export const MAX_TOKEN_ID_LENGTH = 100;
 const TOKEN_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 

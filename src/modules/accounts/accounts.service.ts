@@ -13,7 +13,7 @@ export const KEY_USE_STAMP_MS = 3_600_000;
 @Injectable()
 export class AccountsService implements ApiKeyVerifier, BeforeApplicationShutdown {
   private readonly logger = new Logger('Accounts');
-  /** Stamps of use being written, by key id: one at a time per key, awaited before the database closes. */
+  /** Stamps of use being written, by key id: one at a time per key, awaited before shutdown. */
   private readonly stamping = new Map<number, Promise<void>>();
 
   constructor(private readonly accounts: AccountsRepository) {}

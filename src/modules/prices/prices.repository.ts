@@ -5,7 +5,7 @@ import { toIso } from '../../database/dialect';
 import { chunks, list, rows, sql } from '../../database/sql';
 import type { KnownToken, Quote } from './price-quotes';
 
-/** A token as the poller reads it: what to ask for, and when the source last did not know it (ms). */
+/** A token as the poller reads it: what to ask for, and when the source last knew nothing of it. */
 export interface PolledToken extends KnownToken {
   missedAtMs: number | null;
 }
@@ -30,8 +30,8 @@ export class PricesRepository {
   constructor(private readonly db: Db) {}
 
   /**
-   * Every token, with its deployment where it has exactly one (what priceTarget reads), and when the
-   * source last answered nothing for it.
+   * Every token, with its deployment where it has exactly one (what priceTarget reads), and when
+   * the source last answered nothing for it.
    */
   async tokens(): Promise<PolledToken[]> {
     const found = await this.db.query<{
@@ -83,9 +83,10 @@ export class PricesRepository {
   /**
    * Stores the quotes that change something, and which tokens the source did not know (`missed`),
    * in one transaction that first makes sure `holder` still holds the lease (its row lock also
-   * queues a concurrent claim behind the write). A quote is stored when it is newer than the token's
-   * newest price and differs from it; a quoted token is no longer missed. Nothing kept depends on
-   * prices: USD values are computed at read time from kept balance sums and the latest price.
+   * queues a concurrent claim behind the write). A quote is stored when it is newer than the
+   * token's newest price and differs from it; a quoted token is no longer missed. Nothing kept
+   * depends on prices: USD values are computed at read time from kept balance sums and the latest
+   * price.
    */
   store(holder: string, quotes: readonly Quote[], missed: readonly string[], now: Date): Promise<StoreResult> {
     return this.db.transaction(async (tx) => {

@@ -212,7 +212,7 @@ export class PricesService implements OnApplicationBootstrap, OnModuleDestroy {
       }
     }
     // Whatever the source answered is stored, and the time with it (price_poller.polled_at): an
-    // answer of nothing but absurd values counts, a poll that asked nothing or failed at once does not.
+    // answer of only absurd values counts; a poll that asked nothing or failed at once does not.
     const answered = quotes.length > 0 || unknown.length > 0 || (sent > 0 && failure === undefined);
     const result = answered
       ? await this.repository.store(this.holder, quotes, unknown, new Date())

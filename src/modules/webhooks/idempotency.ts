@@ -39,7 +39,7 @@ export function requestFingerprint(input: WebhookInput): string {
     chains: input.chains ?? null,
     events: input.events ?? SUBSCRIBABLE_EVENTS,
     description: input.description ?? null,
-    // Only when set: a creation retried across the upgrade that added them is still the same request.
+    // Only when set: a creation retried across the upgrade that added them is the same request.
     ...(input.min_value_usd === undefined || input.min_value_usd === null
       ? {}
       : { min_value_usd: input.min_value_usd }),

@@ -18,7 +18,7 @@ export interface TransactionEventBody {
     tags: string[];
     /** The transfer's token (an extension): what a receiver needs to read `value` in tokens. */
     token: { id: string; symbol: string; decimals: number } | null;
-    /** Its worth in USD at the token's newest price when recorded, to the cent; null without one. */
+    /** Its worth in USD at the token's newest price when recorded, to the cent; or null. */
     value_usd: number | null;
   };
 }
