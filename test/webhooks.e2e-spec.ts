@@ -187,6 +187,13 @@ describe.each(DATABASES)('webhooks on %s', (kind: DatabaseKind) => {
       ]);
       const unknownToken = await alice.patch(created.id, { tokens: ['tether', 'no-such-token'] }, 400);
       expect(unknownToken.code).toBe('INVALID_BODY');
+      // Five unknown ids are named at most, the others counted.
+      const manyUnknown = Array.from({ length: 7 }, (_, index) => `no-such-token-${index}`);
+      const many = (await alice.patch(created.id, { tokens: manyUnknown }, 400)) as { message?: string };
+      expect(many.message).toBe(
+        'unknown token "no-such-token-0", "no-such-token-1", "no-such-token-2", "no-such-token-3", "no-such-token-4", ' +
+          '2 more (GET /v2/tokens lists them)',
+      );
       expect((await alice.get(created.id)).tokens).toEqual(['tether', 'usd-coin']);
       expect((await alice.patch(created.id, { tokens: null })).tokens).toBeNull();
       await bad({ url: 'http://127.0.0.1:9/', tags: ['Bad Tag'] }, 400, 'INVALID_TAG');

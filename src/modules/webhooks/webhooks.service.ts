@@ -226,7 +226,9 @@ export class WebhooksService {
     if (tokens === undefined || tokens === null) return;
     const unknown = await this.repository.unknownTokens(tokens);
     if (unknown.length === 0) return;
-    const message = `unknown token ${unknown.map((token) => `"${token}"`).join(', ')} (GET /v2/tokens lists them)`;
+    const named = unknown.slice(0, 5).map((token) => `"${token}"`);
+    if (unknown.length > named.length) named.push(`${unknown.length - named.length} more`);
+    const message = `unknown token ${named.join(', ')} (GET /v2/tokens lists them)`;
     throw new ApiError('INVALID_BODY', message, [{ field: 'tokens', message }]);
   }
 
