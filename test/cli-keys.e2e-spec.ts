@@ -308,7 +308,7 @@ describe('the command line loads what a command uses when it runs', () => {
 
   it('reading the command line requires no module, no Nest application and no database driver', async () => {
     const { files } = await loadedBy();
-    expect(ours(files).filter((file) => /^modules\/[^/]+\/commands\//.test(file))).toHaveLength(5);
+    expect(ours(files).filter((file) => /^modules\/[^/]+\/commands\//.test(file))).toHaveLength(6);
     expect(ours(files).filter((file) => !/^(cli|config|core)\/|^modules\/[^/]+\/commands\/[^/]+$/.test(file))).toEqual(
       [],
     );
@@ -356,7 +356,7 @@ describe('the command line loads what a command uses when it runs', () => {
   it('--help lists every command', async () => {
     const help = await runCli('sqlite::memory:', ['--help']);
     expect(help.code).toBe(0);
-    for (const command of ['keys', 'import', 'tags', 'stats', 'follow'])
+    for (const command of ['keys', 'import', 'tags', 'stats', 'follow', 'prices'])
       expect(help.stdout).toMatch(new RegExp(`\\n  ${command} `));
   }, 60_000);
 });

@@ -21,6 +21,8 @@ import {
 import { freePort } from './support/pg-cluster';
 import { DATABASES, freshDatabase, newKey, startOnFreshDatabase, startTestApp, TestApp } from './support/test-app';
 import { sql } from '../src/database/sql';
+import Database from 'better-sqlite3';
+import { runCli } from './support/cli';
 
 /**
  * The price poller against a local CoinGecko-compatible server (test/support/coingecko-stub.ts),
@@ -603,3 +605,87 @@ describe.each(DATABASES)('price poller on %s', (kind) => {
     return { child, logged };
   }
 });
+
+describe('prices check', () => {
+  let stub: CoinGeckoStub;
+  let database: { url: string; drop: () => Promise<void> };
+
+  beforeAll(async () => {
+    [stub, database] = await Promise.all([CoinGeckoStub.start(), freshDatabase('sqlite')]);
+  });
+
+  afterAll(async () => {
+    await stub?.close();
+    await database?.drop();
+  });
+
+  const check = (env: Record<string, string> = {}) =>
+    runCli(database.url, ['prices', 'check'], undefined, {
+      env: { PRICE_SOURCE_URL: stub.url, PRICE_API_KEY: 'CG-secret-demo-key', ...env },
+    });
+
+  it('asks the source once with the plan and key, prints the price, and stores nothing', async () => {
+    stub.setPrice('bitcoin', { usd: 97123.45, last_updated_at: NOW_S - 30 });
+    const from = stub.requests.length;
+    const passed = await check();
+    expect(passed.code).toBe(0);
+    expect(JSON.parse(passed.stdout)).toEqual({
+      ok: true,
+      source: stub.url,
+      plan: 'demo',
+      key: true,
+      polling: true,
+      token: 'bitcoin',
+      usd: '97123.45',
+      at: iso(NOW_S - 30),
+      error: null,
+    });
+    expect(passed.stderr).toBe(
+      `price source ${stub.url} (a demo key): ok, bitcoin 97123.45 USD at ${iso(NOW_S - 30)}\n`,
+    );
+    const asked = stub.requests.slice(from);
+    expect(asked.map((request) => [request.path, request.query.get('ids')])).toEqual([['/simple/price', 'bitcoin']]);
+    expect(asked[0]!.headers['x-cg-demo-api-key']).toBe('CG-secret-demo-key');
+    expect(passed.stdout + passed.stderr).not.toContain('CG-secret-demo-key');
+    expect(rowsOf(database.url)).toEqual([]);
+  });
+
+  it('fails with the reason the poller would log: a refused key, an answer without the price, no source', async () => {
+    stub.misbehave({ kind: 'status', status: 401 });
+    const refused = await check({ PRICE_API_PLAN: 'pro', PRICE_REFRESH_SECONDS: '0' });
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stdout)).toMatchObject({
+      ok: false,
+      plan: 'pro',
+      polling: false,
+      usd: null,
+      error: 'answered HTTP 401 (check PRICE_API_KEY and PRICE_API_PLAN)',
+    });
+    expect(refused.stderr).toContain('(PRICE_REFRESH_SECONDS=0: the server does not poll it)');
+    expect(refused.stderr).toContain('error: the price source failed the check');
+
+    stub.misbehave({ kind: 'body', body: '{}' });
+    const unknown = await check();
+    expect(JSON.parse(unknown.stdout)).toMatchObject({ ok: false, error: 'answered bitcoin with no price for it' });
+    expect(unknown.code).toBe(1);
+
+    const closed = await freePort();
+    const unreachable = await check({ PRICE_SOURCE_URL: `http://127.0.0.1:${closed}/api/v3`, PRICE_API_KEY: '' });
+    expect(JSON.parse(unreachable.stdout)).toMatchObject({
+      ok: false,
+      key: false,
+      error: expect.stringMatching(/ECONNREFUSED/),
+    });
+    expect(unreachable.code).toBe(1);
+  });
+});
+
+/** The price rows of the SQLite database at `url`. */
+function rowsOf(url: string): unknown[] {
+  const sqlite = new Database(url.slice('sqlite:'.length), { readonly: true });
+  try {
+    return sqlite.prepare('SELECT * FROM prices').all();
+  } finally {
+    sqlite.close();
+  }
+}
