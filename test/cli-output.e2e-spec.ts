@@ -1,4 +1,7 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { MAX_LISTED_INVALID } from '../src/modules/ingest/ingest.service';
+import { nodeArgs } from './support/build';
 import { AccountsService } from '../src/modules/accounts/accounts.service';
 import { runCli } from './support/cli';
 import { ndjson } from './support/factories';
@@ -82,4 +85,23 @@ describe.each(DATABASES)('CLI output to a slow reader on %s', (kind) => {
       expect(result).toMatchObject({ code: 0, stderr: '' });
     }, 60_000);
   });
+});
+
+describe('a finished command whose process something it could not cancel holds', () => {
+  it('ends once its output is read, with its exit code', async () => {
+    // A listening socket stands for a request to a node that never answers (`follow --check`).
+    const entry = nodeArgs('src/cli/main');
+    const main = JSON.stringify(entry[entry.length - 1]!);
+    const size = 2 * PIPE_AND_READER_BUFFER;
+    const script =
+      `const { finish } = require(${main}); require('node:net').createServer().listen(0, '127.0.0.1'); ` +
+      `process.stdout.write('x'.repeat(${size})); void finish(3);`;
+    const child = spawn(process.execPath, [...entry.slice(0, -1), '-e', script], { cwd: join(__dirname, '..') });
+    let stdout = '';
+    child.stdout.setEncoding('utf8');
+    // Read late, as a busy reader would: the process must wait for its output to leave, then end.
+    setTimeout(() => child.stdout.on('data', (chunk: string) => (stdout += chunk)), SLOW.readAfterMs);
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect({ code, length: stdout.length }).toEqual({ code: 3, length: size });
+  }, 30_000);
 });

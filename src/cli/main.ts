@@ -66,12 +66,36 @@ function toleratePipeClosedByReader(stream: NodeJS.WriteStream): void {
   });
 }
 
+/** How long a finished command's process may be held by what it could not cancel before it ends. */
+export const LINGER_MS = 1_000;
+
+/**
+ * Ends the process with `code` once a command has finished and its output has reached stdout and
+ * stderr (never before: output still queued for a slow pipe would be lost). With the context
+ * closed nothing of chaintags keeps the process alive, so it usually ends at once; what a command
+ * could not cancel (a request to a node that never answers, which `follow --check` gives up on
+ * after 30 s but its client only later) holds it `LINGER_MS` at most.
+ */
+export async function finish(code: number): Promise<void> {
+  process.exitCode = code;
+  await Promise.all([drained(process.stdout), drained(process.stderr)]);
+  setTimeout(() => process.exit(code), LINGER_MS).unref();
+}
+
+/** Resolves once everything written to `stream` has been handed to the system, or it failed. */
+function drained(stream: NodeJS.WriteStream): Promise<void> {
+  if (stream.writableLength === 0 || stream.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      stream.off('drain', done).off('close', done).off('error', done);
+      resolve();
+    };
+    stream.on('drain', done).on('close', done).on('error', done);
+  });
+}
+
 if (require.main === module) {
   toleratePipeClosedByReader(process.stdout);
   toleratePipeClosedByReader(process.stderr);
-  void run(process.argv).then((code) => {
-    // Never process.exit(): output still queued for a slow pipe would be lost. With the context
-    // closed nothing else keeps the process alive, so it ends as soon as stdout and stderr drain.
-    process.exitCode = code;
-  });
+  void run(process.argv).then(finish);
 }
