@@ -67,7 +67,7 @@ function toleratePipeClosedByReader(stream: NodeJS.WriteStream): void {
 }
 
 /** How long a finished command's process may be held by what it could not cancel before it ends. */
-export const LINGER_MS = 1_000;
+const LINGER_MS = 1_000;
 
 /**
  * Ends the process with `code` once a command has finished and its output has reached stdout and

@@ -8,7 +8,7 @@ import { EXPIRY_RULE, parseExpiry } from './key-expiry';
 export class AccountsError extends Error {}
 
 /** How often a key's `last_used_at` is stamped at most: `keys list` shows use to the hour. */
-export const KEY_USE_STAMP_MS = 3_600_000;
+const KEY_USE_STAMP_MS = 3_600_000;
 
 @Injectable()
 export class AccountsService implements ApiKeyVerifier, BeforeApplicationShutdown {

@@ -3,7 +3,7 @@ import { MalformedAnswer, planRequests, priceTarget, readAnswer } from './price-
 import { PriceSourceClient, PriceSourceError } from './price-source.client';
 
 /** The token `prices check` asks about: shipped with chaintags, and listed by every CoinGecko plan. */
-export const CHECKED_TOKEN = 'bitcoin';
+const CHECKED_TOKEN = 'bitcoin';
 
 /** What `prices check` prints: never the key, only whether one is set. */
 export interface SourceCheck {

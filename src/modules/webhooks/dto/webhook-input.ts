@@ -29,7 +29,7 @@ export interface WebhookInput {
 
 /** The largest `min_value_usd`: no transfer is worth more (a price stops at 10^12 USD too). */
 export const MAX_MIN_VALUE_USD = 1e12;
-export const MIN_VALUE_USD_RULE = 'min_value_usd must be null or a number of USD from 0 to 1000000000000';
+const MIN_VALUE_USD_RULE = 'min_value_usd must be null or a number of USD from 0 to 1000000000000';
 
 const CREATE_FIELDS = ['url', 'tags', 'chains', 'events', 'description', 'min_value_usd', 'tokens'];
 const UPDATE_FIELDS = [...CREATE_FIELDS, 'status'];
