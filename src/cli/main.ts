@@ -70,16 +70,22 @@ function toleratePipeClosedByReader(stream: NodeJS.WriteStream): void {
 const LINGER_MS = 1_000;
 
 /**
- * Ends the process with `code` once a command has finished and its output has reached stdout and
- * stderr (never before: output still queued for a slow pipe would be lost). With the context
- * closed nothing of chaintags keeps the process alive, so it usually ends at once; what a command
- * could not cancel (a request to a node that never answers, which `follow --check` gives up on
- * after 30 s but its client only later) holds it `LINGER_MS` at most.
+ * Sets the exit code of a finished command, and lets the process end by itself: with the context
+ * closed nothing of chaintags keeps it alive, so it ends as soon as stdout and stderr drain. What
+ * a command could not cancel (a request to a node that never answers, which `follow --check` gives
+ * up on after 30 s but its client only later) would hold it on; an unref'd timer, which never holds
+ * the process itself, then ends it `LINGER_MS` later. `process.exit()` drops output still queued
+ * for a slow pipe, so it is called only once everything written, a late line included, has been
+ * handed to the system.
  */
-export async function finish(code: number): Promise<void> {
+export function finish(code: number): void {
   process.exitCode = code;
+  setTimeout(() => void exitOnceDrained(code), LINGER_MS).unref();
+}
+
+async function exitOnceDrained(code: number): Promise<void> {
   await Promise.all([drained(process.stdout), drained(process.stderr)]);
-  setTimeout(() => process.exit(code), LINGER_MS).unref();
+  process.exit(code);
 }
 
 /** Resolves once everything written to `stream` has been handed to the system, or it failed. */
